@@ -1,0 +1,1 @@
+"""Games: the pure rules engines (games.engine), CPU policies (games.bots) and the Django layer."""

@@ -1,0 +1,57 @@
+"""Shapes shared by both engines.
+
+- An **action** is a plain dict, exactly the API body without ``seq``/``action_id``: ``{"type": "bet",
+  "amount": 20}``.
+- An **event** is a plain JSON dict ``{"type": str, "audience": "all" | [seat, ...], ...data}``; every
+  event names its audience and :func:`events_for` is the only filter of events.
+- A **state** is a plain JSON-able dict owned by its engine module (``to_dict``/``from_dict`` round-trip
+  it with a ``schema`` version). It always carries ``"window"``: an int that grows by 1 whenever a
+  decision window opens.
+- An **outcome** is ``None`` while playing, else ``{"standing": [{"seat", "place", "points"|"score"}],
+  "reason": str}``; place 1 first, drawn seats share a place.
+"""
+
+from typing import Any
+
+Action = dict[str, Any]
+Event = dict[str, Any]
+State = dict[str, Any]
+
+ALL = "all"
+
+
+def event(type_: str, audience: str | list[int] = ALL, **data: Any) -> Event:
+    """Build an event dict; ``audience`` is ``"all"`` or the list of seats that may see it."""
+    if audience != ALL:
+        audience = sorted(int(s) for s in audience)
+    return {"type": type_, "audience": audience, **data}
+
+
+def events_for(events: list[Event], seat: int | None) -> list[Event]:
+    """The events ``seat`` may see (``None``: a spectator, who sees only public events).
+
+    The ``audience`` key is removed from what is returned.
+    """
+    out = []
+    for ev in events:
+        aud = ev.get("audience", ALL)
+        if aud == ALL or (seat is not None and seat in aud):
+            out.append({k: v for k, v in ev.items() if k != "audience"})
+    return out
+
+
+def standing_places(ordered: list[tuple[int, Any]]) -> list[tuple[int, int]]:
+    """Give places to seats already ordered best first, sharing a place where the keys are equal.
+
+    ``ordered``: ``[(seat, key), ...]`` best first; equal ``key`` values (adjacent) draw.
+    Returns ``[(seat, place), ...]`` with competition ranking (1, 1, 3, ...).
+    """
+    out: list[tuple[int, int]] = []
+    prev_key: Any = object()
+    place = 0
+    for i, (seat, key) in enumerate(ordered):
+        if i == 0 or key != prev_key:
+            place = i + 1
+        out.append((seat, place))
+        prev_key = key
+    return out
