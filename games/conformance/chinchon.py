@@ -1,0 +1,1 @@
+OPS: dict = {}  # filled by the chinchon engine work
