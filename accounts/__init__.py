@@ -1,0 +1,1 @@
+"""Accounts: the custom User (guests and registered players), token auth, the Accounts API."""

@@ -1,0 +1,83 @@
+"""Serializers of the Accounts API (API.md "Accounts")."""
+
+from rest_framework import serializers
+
+from accounts.models import DISPLAY_NAME_MAX, User
+
+
+class UserSerializer(serializers.ModelSerializer):
+    """``user``: ``{id, username, display_name, is_guest}``."""
+
+    class Meta:
+        model = User
+        fields = ["id", "username", "display_name", "is_guest"]
+        read_only_fields = fields
+
+
+class DisplayNameField(serializers.CharField):
+    """A display name: trimmed, 1–32 characters, no control characters."""
+
+    def __init__(self, **kwargs):
+        super().__init__(max_length=DISPLAY_NAME_MAX, min_length=1, trim_whitespace=True, **kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+            raise serializers.ValidationError("Control characters are not allowed.")
+        return value
+
+
+class GuestSerializer(serializers.Serializer):
+    """Body of ``POST /api/auth/guest``."""
+
+    display_name = DisplayNameField()
+
+
+class RegisterSerializer(serializers.Serializer):
+    """Body of ``POST /api/auth/register``."""
+
+    username = serializers.RegexField(r"^[\w.@+-]+\Z", max_length=150, min_length=3,
+                                      error_messages={"invalid": "Letters, digits and @/./+/-/_ only."})
+    password = serializers.CharField(max_length=128, trim_whitespace=False, write_only=True)
+    display_name = DisplayNameField()
+
+    def validate_username(self, value: str) -> str:
+        if value.lower().startswith("guest-"):
+            raise serializers.ValidationError("Usernames starting with 'guest-' are reserved.")
+        return value
+
+
+class LoginSerializer(serializers.Serializer):
+    """Body of ``POST /api/auth/login``."""
+
+    username = serializers.CharField(max_length=150)
+    password = serializers.CharField(max_length=128, trim_whitespace=False, write_only=True)
+
+
+class AuthAnswerSerializer(serializers.Serializer):
+    """``{user, token}``."""
+
+    user = UserSerializer()
+    token = serializers.CharField()
+
+
+class RatingSummarySerializer(serializers.Serializer):
+    """One game's rating: ``{rating, games}``."""
+
+    rating = serializers.IntegerField()
+    games = serializers.IntegerField()
+
+
+class MeSerializer(UserSerializer):
+    """``GET /api/me``: ``user`` + ``ratings: {"chinchirorin": {rating, games}, "chinchon": {...}}``."""
+
+    ratings = serializers.SerializerMethodField()
+
+    class Meta(UserSerializer.Meta):
+        fields = UserSerializer.Meta.fields + ["ratings"]
+        read_only_fields = fields
+
+    def get_ratings(self, user) -> dict[str, dict[str, int]]:
+        from ranking.selectors import ratings_for_user
+
+        return ratings_for_user(user)

@@ -1,0 +1,17 @@
+"""The Celery app: JSON only, time limits from settings (CELERY_*), tasks discovered from the apps."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+
+app = Celery("chinchi")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+
+@app.task(name="config.ping")
+def ping() -> str:
+    """Answer ``"pong"``: used by /healthz to see that a worker answers."""
+    return "pong"

@@ -1,0 +1,31 @@
+"""Test settings: DATABASE_URL and REDIS_URL from the environment when set (CI points them at the
+machine's PostgreSQL and Redis); otherwise an in-memory SQLite database and in-memory channel layer and
+cache, and the tests that need a real service are skipped (and named)."""
+
+from config.settings.base import *  # noqa: F403
+from config.settings.base import BASE_DIR, env
+
+DEBUG = False
+SECRET_KEY = "test-secret-key"
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+if not env("DATABASE_URL", default=""):
+    DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": str(BASE_DIR / "var" / "test.sqlite3")}}
+
+REDIS_URL = env("REDIS_URL", default="")
+if REDIS_URL:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                          "KEY_PREFIX": "test"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer",
+                                  "CONFIG": {"hosts": [REDIS_URL], "prefix": "test"}}}
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_RESULT_BACKEND = REDIS_URL
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CELERY_BROKER_URL = "memory://"
+    CELERY_RESULT_BACKEND = "cache+memory://"
+
+# Tasks run in-process unless a test starts a real worker.
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True

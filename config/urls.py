@@ -1,0 +1,22 @@
+"""URLs: the API under /api/, its schema and docs, the admin, /healthz."""
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from config.health import healthz
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("api-auth/", include("rest_framework.urls")),
+    path("api/", include("accounts.urls")),
+]
+
+handler400 = "config.errors.handler400"
+handler403 = "config.errors.handler403"
+handler404 = "config.errors.handler404"
+handler500 = "config.errors.handler500"

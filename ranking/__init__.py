@@ -1,0 +1,1 @@
+"""Ranking: Elo-style ratings per game, ranked play among friends, leaderboards, statistics."""

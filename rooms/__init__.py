@@ -1,0 +1,1 @@
+"""Rooms: where friends gather, share a code, chat and play."""

