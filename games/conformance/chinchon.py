@@ -1,1 +1,105 @@
-OPS: dict = {}  # filled by the chinchon engine work
+"""The chinchón ops of the rules conformance protocol (../shared/conformance/README.md).
+
+Each handler takes the case's ``args`` and returns its ``result``; invalid args raise ``ValueError`` or an
+engine error (the dispatcher turns either into ``{"error": message}``). Built on the engine's own
+functions: :mod:`games.engine.chinchon` (rules) and :mod:`games.engine.chinchon_melds`.
+"""
+
+from typing import Any
+
+from games.engine import chinchon_melds as melds
+from games.engine.chinchon import Rules, validate_rules
+
+
+def _rules(args: dict[str, Any]) -> Rules:
+    return validate_rules(args.get("rules") or {})
+
+
+def _cards(args: dict[str, Any], key: str = "cards") -> list[str]:
+    cards = args[key]
+    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+        raise ValueError(f"{key} must be a list of card codes")
+    return cards
+
+
+def _seat(v: Any, name: str) -> int:
+    if isinstance(v, bool):
+        raise ValueError(f"{name} must be a seat number")
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a seat number") from None
+
+
+def op_value(args: dict[str, Any]) -> dict[str, Any]:
+    """``chinchon.value``: ``rules``, ``card`` -> ``{"value": points}``."""
+    card = args["card"]
+    if not isinstance(card, str):
+        raise ValueError("card must be a card code")
+    return {"value": melds.value(card, _rules(args))}
+
+
+def op_is_meld(args: dict[str, Any]) -> dict[str, Any]:
+    """``chinchon.is_meld``: ``rules``, ``cards`` -> ``{"meld": bool}``."""
+    return {"meld": melds.is_meld(_cards(args), _rules(args))}
+
+
+def op_arrange(args: dict[str, Any]) -> dict[str, Any]:
+    """``chinchon.arrange``: ``rules``, ``cards`` -> ``{"loose_points", "loose_count", "melds"}``."""
+    found, loose, points = melds.best_arrangement(_cards(args), _rules(args))
+    return {"loose_points": points, "loose_count": len(loose), "melds": found}
+
+
+def op_close(args: dict[str, Any]) -> dict[str, Any]:
+    """``chinchon.close``: ``rules``, ``cards`` (8), ``face_down``, ``first_round_complete`` (default true)
+    -> ``{"can_close", "kind", "score"}`` (``score`` null for a chinchón that wins the game)."""
+    rules = _rules(args)
+    cards = _cards(args)
+    if len(cards) != 8:
+        raise ValueError("cards must hold 8 cards (after the draw)")
+    face_down = args["face_down"]
+    frc = args.get("first_round_complete", True)
+    if not isinstance(frc, bool):
+        raise ValueError("first_round_complete must be true or false")
+    melds.is_meld(cards, rules)  # raises for a card the deck cannot hold
+    if face_down not in cards:
+        raise ValueError("face_down is not one of the cards")
+    options = melds.close_options(cards, rules, first_round_complete=frc)
+    for opt in options:
+        if opt["card"] == face_down:
+            return {"can_close": True, "kind": opt["kind"], "score": opt["score"]}
+    return {"can_close": False, "kind": None, "score": None}
+
+
+def op_score(args: dict[str, Any]) -> dict[str, Any]:
+    """``chinchon.score``: ``rules``, ``closer``, ``hands`` {seat: 7 cards} -> ``{"deltas": {seat: points
+    added}, "winner": seat or null}`` (plus ``kind`` of the close)."""
+    rules = _rules(args)
+    closer = _seat(args["closer"], "closer")
+    hands_in = args["hands"]
+    if not isinstance(hands_in, dict) or not hands_in:
+        raise ValueError("hands must be an object of seat -> cards")
+    hands = {}
+    for s, cards in hands_in.items():
+        if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+            raise ValueError("each hand must be a list of card codes")
+        if len(cards) != 7:
+            raise ValueError(f"seat {s} must hold 7 cards")
+        hands[_seat(s, "seat")] = cards
+    if closer not in hands:
+        raise ValueError("closer is not one of the hands")
+    out = melds.score_hand(closer, hands, rules)
+    return {
+        "deltas": {str(s): d for s, d in out["deltas"].items()},
+        "winner": out["winner"],
+        "kind": out["kind"],
+    }
+
+
+OPS = {
+    "chinchon.value": op_value,
+    "chinchon.is_meld": op_is_meld,
+    "chinchon.arrange": op_arrange,
+    "chinchon.close": op_close,
+    "chinchon.score": op_score,
+}
