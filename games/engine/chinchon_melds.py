@@ -127,6 +127,11 @@ def value(card: str, rules: Any) -> int:
     return ctx.values[card]
 
 
+def value_unchecked(card: str, rules: Any) -> int:
+    """:func:`value` without the card check (a code known to be valid for the rules' deck)."""
+    return _ctx(rules).values[card]
+
+
 def meld_kind(cards: Sequence[str], rules: Any) -> str | None:
     """``"set"``, ``"run"`` or None: what ``cards`` form as one meld (rules/chinchon.md "Melds").
 
@@ -445,8 +450,21 @@ def close_options(
     Each entry is :func:`close_option`'s dict plus ``"card"`` (the face-down code), sorted by card.
     Raises :class:`~games.engine.errors.InvalidCard`.
     """
+    _ctx(rules).check(cards)
+    return close_options_unchecked(
+        cards, rules, first_round_complete=first_round_complete, taken_from_discard=taken_from_discard
+    )
+
+
+def close_options_unchecked(
+    cards: Sequence[str],
+    rules: Any,
+    *,
+    first_round_complete: bool = True,
+    taken_from_discard: str | None = None,
+) -> list[dict[str, Any]]:
+    """:func:`close_options` without the card check (cards known to be valid: the engine's own state)."""
     ctx = _ctx(rules)
-    ctx.check(cards)
     if ctx.rules.close_after_first_round and not first_round_complete:
         return []
     out = []
