@@ -35,6 +35,7 @@ from games.engine.chinchirorin_rules import (  # noqa: F401  (re-exported: the e
     COMMON,
     DEFAULT_RULES,
     HAND_NAMES,
+    MAX_THROWS,
     PLAYERS_ROLL,
     SEAT_RANGE,
     STREAMER,
@@ -80,6 +81,12 @@ _FIELDS: dict[str, dict[str, type]] = {
 }
 
 
+# every sorted throw -> its hand (rules file, "Dice hands"), built once from :func:`hand_of`
+_HANDS_BY_DICE = {
+    (a, b, c): hand_of((a, b, c)) for a in range(1, 7) for b in range(a, 7) for c in range(b, 7)
+}
+
+
 # ----------------------------------------------------------------------------------------- copying
 def _copy(obj: Any) -> Any:
     """Deep copy of a JSON structure (dicts, lists, scalars)."""
@@ -90,17 +97,60 @@ def _copy(obj: Any) -> Any:
     return obj
 
 
-# Parts of the state replaced whole, never changed in place: shared between a state and its successor.
-_SHARED = ("rules", "last_hand", "result")
+def _copy_rolls(rolls: dict) -> dict:
+    return {k: [t and t[:] for t in v] for k, v in rolls.items()}  # a throw is a list of 3 dice or None
+
+
+def _copy_hands(hands: dict) -> dict:
+    return {k: v.copy() for k, v in hands.items()}
+
+
+def _copy_last_hand(last: dict | None) -> dict | None:
+    if last is None:
+        return None
+    return {
+        "hand_number": last["hand_number"],
+        "dealer": last["dealer"],
+        "bets": dict(last["bets"]),
+        "rolls": _copy_rolls(last["rolls"]),
+        "hands": _copy_hands(last["hands"]),
+        "payments": [p.copy() for p in last["payments"]],
+        "points_after": last["points_after"].copy(),
+    }
 
 
 def _successor(state: State) -> State:
-    s = {k: (v if k in _SHARED else _copy(v)) for k, v in state.items()}
+    """A copy of ``state`` safe for a transition to change: every container changed in place is copied;
+    ``rules``, ``last_hand`` and ``result`` are only ever replaced whole, and a throw's dice, a hand and a
+    payment never change once made, so those are shared."""
+    s = dict(state)
+    for key in ("awaiting", "points", "resigned", "resign_order", "contenders", "roll_order"):
+        s[key] = state[key][:]
+    for key in ("round_rolls", "bets", "last_bets"):
+        s[key] = dict(state[key])
+    if state["phase"] == "first_dealer":  # only changed in place while the first dealer is decided
+        s["first_dealer_rolls"] = {k: v[:] for k, v in state["first_dealer_rolls"].items()}
+    # a throw's dice, a hand and a payment are never changed once made: only their containers are copied
+    s["rolls"] = {k: v[:] for k, v in state["rolls"].items()}
+    s["hands"] = dict(state["hands"])
+    s["payments"] = state["payments"][:]
     return s
 
 
+_RULES_CACHE: dict[int, tuple[dict, Rules]] = {}
+
+
 def _rules(state: State) -> Rules:
-    return rules_from_dict(state["rules"])
+    """The state's :class:`Rules`, cached by the identity of its (shared, never changed) rules dict."""
+    data = state["rules"]
+    hit = _RULES_CACHE.get(id(data))
+    if hit is not None and hit[0] is data:
+        return hit[1]
+    if len(_RULES_CACHE) > 256:
+        _RULES_CACHE.clear()
+    rules = rules_from_dict(data)
+    _RULES_CACHE[id(data)] = (data, rules)
+    return rules
 
 
 def _playing(state: State) -> list[int]:
@@ -270,14 +320,17 @@ def apply(state: State, seat: int, action: Action, rng) -> tuple[State, list[Eve
     check_action(action)
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state["seats"]:
         raise InvalidAction(f"no seat {seat!r} at this table")
-    offered = legal_actions(state, seat) + other_actions(state, seat)
-    if not any(a["type"] == action["type"] for a in offered):
+    kind = action["type"]
+    if kind == "roll" and seat in state["awaiting"] and state["phase"] in ("first_dealer", "rolling"):
+        offered = [ROLL]  # the common case, without building every list
+    else:
+        offered = legal_actions(state, seat) + other_actions(state, seat)
+    if not any(a["type"] == kind for a in offered):
         raise NotYourTurn(f"seat {seat} may not {action['type']} now")
     if action not in offered:
         raise IllegalAction(f"{action} is not offered to seat {seat} now")
     s = _successor(state)
     events: list[Event] = []
-    kind = action["type"]
     if kind == "resign":
         _resign(s, seat, events)
     elif kind == "bet":
@@ -395,8 +448,15 @@ def _throw(s: State, seat: int, rng, events: list[Event]) -> None:
     dice = throw(rules, rng)
     throws = s["rolls"].setdefault(str(seat), [])
     throws.append(dice)
-    events.append(event("throw", seat=seat, throw=len(throws), dice=list(dice) if dice else None))
-    hand = turn_hand(throws)
+    events.append({"type": "throw", "audience": "all", "seat": seat, "throw": len(throws), "dice": dice and dice[:]})
+    if dice is None:
+        hand = {"hand": "out_of_bowl", "value": None}
+    else:
+        hand = _HANDS_BY_DICE[tuple(sorted(dice))]
+        if hand is None and len(throws) >= MAX_THROWS:
+            hand = {"hand": "no_point", "value": None}
+        elif hand is not None:
+            hand = dict(hand)
     if hand is None:
         _await(s, [seat])
         return
@@ -463,10 +523,10 @@ def _record_hand(s: State, events: list[Event]) -> None:
     s["last_hand"] = {
         "hand_number": s["hand_number"],
         "dealer": s["dealer"],
-        "bets": _copy(s["bets"]),
-        "rolls": _copy(s["rolls"]),
-        "hands": _copy(s["hands"]),
-        "payments": _copy(s["payments"]),
+        "bets": s["bets"],  # handed over: the current hand's parts are replaced just below
+        "rolls": s["rolls"],
+        "hands": s["hands"],
+        "payments": s["payments"],
         "points_after": {str(i): p for i, p in enumerate(s["points"])},
     }
     events.append(
@@ -573,19 +633,19 @@ def view_for(state: State, seat: int | None) -> dict:
         "awaiting": aw,
         "turn": aw[0] if len(aw) == 1 else None,
         "players": [
-            {"seat": i, "points": p, "resigned": state["resigned"][i], "out": False, "reentries": 0}
-            for i, p in enumerate(state["points"])
+            {"seat": i, "points": p, "resigned": r, "out": False, "reentries": 0}
+            for i, (p, r) in enumerate(zip(state["points"], state["resigned"], strict=True))
         ],
         "table": {
             "dealer": state["dealer"],
-            "first_dealer_rolls": _copy(state["first_dealer_rolls"]),
+            "first_dealer_rolls": {k: v[:] for k, v in state["first_dealer_rolls"].items()},
             "hand_number": state["hand_number"],
             "dealer_streak": state["dealer_streak"],
             "bets": dict(state["bets"]),
             "roll_order": list(state["roll_order"]),
-            "rolls": _copy(state["rolls"]),
-            "hands": _copy(state["hands"]),
-            "last_hand": _copy(state["last_hand"]),
+            "rolls": _copy_rolls(state["rolls"]),
+            "hands": _copy_hands(state["hands"]),
+            "last_hand": _copy_last_hand(state["last_hand"]),
         },
         "result": _copy(state["result"]),
     }

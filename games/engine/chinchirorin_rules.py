@@ -36,6 +36,7 @@ PLAYERS_ROLL = "players_roll"
 MIN_SEATS = 2
 MAX_SEATS = 8
 MAX_THROWS = 3
+FACES = (1, 2, 3, 4, 5, 6)
 OUT_OF_BOWL_ODDS = 36  # one throw in 36 leaves the bowl when ``out_of_bowl`` is on
 
 Hand = dict[str, Any]
@@ -449,12 +450,11 @@ def settle_hand(
 # ------------------------------------------------------------------------------------------------ dice
 def throw(rules: Rules, rng) -> list[int] | None:
     """One throw (rules file, "Dice hands", **Throwing**): ``None`` when a die leaves the bowl (1 in 36,
-    only with ``out_of_bowl`` on, decided before the dice), else three dice 1..6 as thrown.
-    ``rng``: a ``random.Random``."""
+    only with ``out_of_bowl`` on, decided before the dice: ``rng.randrange(36) == 0``), else three dice
+    1..6 as thrown (``rng.choices((1, 2, 3, 4, 5, 6), k=3)``). ``rng``: a ``random.Random``."""
     if rules.out_of_bowl and rng.randrange(OUT_OF_BOWL_ODDS) == 0:
         return None
-    r = rng.randint
-    return [r(1, 6), r(1, 6), r(1, 6)]
+    return rng.choices(FACES, k=3)
 
 
 def turn_hand(throws: Sequence[Sequence[int] | None]) -> Hand | None:
