@@ -158,7 +158,7 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE: dict = {}
+CELERY_BEAT_SCHEDULE: dict = {"games-sweep": {"task": "games.tasks.sweep", "schedule": 1.0, "options": {"expires": 2.0}}}
 
 # Seconds a seat whose last socket closed stays present before the CPU plays for it (DESIGN.md).
 AWAY_GRACE_SECONDS = env.float("AWAY_GRACE_SECONDS", default=10.0)

@@ -26,6 +26,9 @@ else:
     CELERY_BROKER_URL = "memory://"
     CELERY_RESULT_BACKEND = "cache+memory://"
 
-# Tasks run in-process unless a test starts a real worker.
-CELERY_TASK_ALWAYS_EAGER = True
+# Tasks run in-process unless a test starts a real worker (the worker gets CELERY_TASK_ALWAYS_EAGER=0 and its
+# own queue, CELERY_TASK_DEFAULT_QUEUE; GAMES_TIME_SCALE shortens turn seconds for the timer tests).
+CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
+CELERY_TASK_DEFAULT_QUEUE = env("CELERY_TASK_DEFAULT_QUEUE", default="celery")
+GAMES_TIME_SCALE = env.float("GAMES_TIME_SCALE", default=1.0)
 CELERY_TASK_EAGER_PROPAGATES = True

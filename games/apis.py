@@ -1,0 +1,89 @@
+"""The games API (API.md "Games"): view, action, autoplay, log. One API class per operation; every
+change goes through :mod:`games.services`. Errors in the API.md shape (``config.errors.ApiError``)."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.errors import ApiError
+from games import selectors, services
+from games.serializers import (
+    ActionRequestSerializer,
+    AutoplayRequestSerializer,
+    GameViewSerializer,
+    LogPageSerializer,
+    LogQuerySerializer,
+)
+
+GAME_ID = OpenApiParameter("game_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The game's id.")
+
+
+def _get_seated(game_id: int, user):
+    """404 ``not_found`` for an unknown game, 403 ``not_a_player`` for a caller not seated."""
+    game = selectors.game_get(game_id=game_id)
+    if game is None:
+        raise ApiError("not_found", "No such game.", 404)
+    seat = selectors.game_seat_of(game=game, user=user)
+    if seat is None:
+        raise ApiError("not_a_player", "You are not a player in this game.", 403)
+    return game, seat
+
+
+class GameDetailApi(APIView):
+    """The caller's view of a game (seated players only)."""
+
+    @extend_schema(parameters=[GAME_ID], responses={200: GameViewSerializer}, operation_id="games_view")
+    def get(self, request, game_id: int):
+        game, seat = _get_seated(game_id, request.user)
+        return Response(services.game_view(game=game, seat=seat))
+
+
+_MISSING = object()
+
+
+class GameActionApi(APIView):
+    """Send an action: ``{type, seq, ..., action_id?}`` -> the caller's new view. A resent ``action_id``
+    with the same body returns the first answer."""
+
+    @extend_schema(parameters=[GAME_ID], request=ActionRequestSerializer, responses={200: GameViewSerializer},
+                   operation_id="games_action")
+    def post(self, request, game_id: int):
+        _get_seated(game_id, request.user)
+        data = request.data
+        if isinstance(data, dict):
+            seq = data.get("seq", _MISSING)
+            action_id = data.get("action_id")
+            action = {k: v for k, v in data.items() if k not in ("seq", "action_id")}
+        else:
+            seq, action_id, action = _MISSING, None, data
+        view = services.game_apply_action(game_id=game_id, actor=request.user,
+                                          expected_seq=None if seq is _MISSING else seq, action=action,
+                                          action_id=action_id)
+        return Response(view)
+
+
+class GameAutoplayApi(APIView):
+    """``{on: true}`` hands the caller's seat to the CPU (the engine's default moves after the CPU speed
+    delay); ``{on: false}`` takes it back."""
+
+    @extend_schema(parameters=[GAME_ID], request=AutoplayRequestSerializer, responses={200: GameViewSerializer},
+                   operation_id="games_autoplay")
+    def post(self, request, game_id: int):
+        _get_seated(game_id, request.user)
+        ser = AutoplayRequestSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        return Response(services.game_set_autoplay(game_id=game_id, user=request.user, on=ser.validated_data["on"]))
+
+
+class GameLogApi(APIView):
+    """The events with ``seq > after`` the caller may see, about 100 a page, never splitting a seq."""
+
+    @extend_schema(parameters=[GAME_ID, OpenApiParameter("after", OpenApiTypes.INT, OpenApiParameter.QUERY,
+                                                         description="Events with seq > after (default -1).")],
+                   responses={200: LogPageSerializer}, operation_id="games_log")
+    def get(self, request, game_id: int):
+        game, seat = _get_seated(game_id, request.user)
+        q = LogQuerySerializer(data=request.query_params)
+        q.is_valid(raise_exception=True)
+        return Response(selectors.game_log(game=game, seat=seat, after=q.validated_data["after"]))

@@ -1,0 +1,88 @@
+"""Live delivery of games (DESIGN.md "Live delivery", API.md "WebSocket").
+
+Each seat's view goes to the group ``f"{game.group}-seat-{seat}"`` as ``{"type": "game.update", "payload":
+{"type": "game", "view", "events"}}`` (the rooms consumer's ``game_update`` handler forwards ``payload``);
+presence goes to ``game.group`` as ``{"type": "room.presence", "payload": {"type": "presence", "seat",
+"connected", "away", "cpu_playing"}}``. Sending never raises: the database is the truth and clients
+resync by ``seq``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+from games.engine.types import events_for
+
+log = logging.getLogger(__name__)
+
+
+def seat_group(group: str, seat: int) -> str:
+    """The channel-layer group of one seat's view."""
+    return f"{group}-seat-{seat}"
+
+
+def group_send(group: str, message: dict) -> None:
+    """Send ``message`` to ``group`` now; errors are logged, never raised."""
+    if not group:
+        return
+    try:
+        layer = get_channel_layer()
+        if layer is not None:
+            async_to_sync(layer.group_send)(group, message)
+    except Exception:
+        log.exception("group_send to %s failed", group)
+
+
+def group_send_on_commit(group: str, message: dict) -> None:
+    """Send ``message`` to ``group`` once the current transaction commits (at once outside one)."""
+    transaction.on_commit(lambda: group_send(group, message))
+
+
+def log_entries(rows: list[tuple[int, str | None, list[dict]]], seat: int | None) -> list[dict]:
+    """Log/broadcast entries ``{seq, index, by?, type, ...}`` of ``(seq, by, events)`` rows that ``seat``
+    may see (``events_for`` is the only filter). ``index`` is the event's place in its seq; ``by``
+    (player/timeout/away/cpu) is on every event of a seat's action, absent on system rows."""
+    out = []
+    for seq, by, events in rows:
+        for index, ev in enumerate(events):
+            if not events_for([ev], seat):
+                continue
+            entry = {"seq": seq, "index": index}
+            if by and by != "system":
+                entry["by"] = by
+            entry.update(events_for([ev], seat)[0])
+            out.append(entry)
+    return out
+
+
+def broadcast_game(game, events_by_seq: dict[int, list[dict]]) -> None:
+    """After commit: send every seat its current view and the events of ``events_by_seq`` (``{seq:
+    events with audiences}``) it may see, one message per seat. Call after the commit only."""
+    if not game.group:
+        return
+    from games.models import GameAction, GamePlayer
+    from games.services import game_view
+
+    players = list(GamePlayer.objects.filter(game=game).select_related("user"))
+    bys = dict(GameAction.objects.filter(game=game, seq__in=list(events_by_seq)).values_list("seq", "by"))
+    rows = [(seq, bys.get(seq), events_by_seq[seq]) for seq in sorted(events_by_seq)]
+    for gp in players:
+        view = game_view(game=game, seat=gp.seat, players=players)
+        payload = {"type": "game", "view": view, "events": log_entries(rows, gp.seat)}
+        group_send(seat_group(game.group, gp.seat), {"type": "game.update", "payload": payload})
+
+
+def broadcast_presence(game, seat: int) -> None:
+    """After commit: a seat's presence to the room group."""
+    from games.models import GamePlayer
+
+    gp = GamePlayer.objects.filter(game=game, seat=seat).first()
+    if gp is None or not game.group:
+        return
+    payload = {"type": "presence", "seat": seat, "connected": gp.connected, "away": gp.played_for,
+               "cpu_playing": gp.cpu or gp.played_for}
+    group_send(game.group, {"type": "room.presence", "payload": payload})

@@ -1,0 +1,848 @@
+"""The games services: the one write path and everything that changes a game (DESIGN.md "One write
+path", "Time and absence"). HackSoft style: ``game_<verb>(*, ...)``, keyword-only.
+
+**Lock contract.** Every function here that changes a game takes ``SELECT ... FOR UPDATE`` on its
+:class:`~games.models.Game` row inside ``transaction.atomic`` before reading the state, and changes its
+``GamePlayer``/``GameAction`` rows only under that lock. Side effects (channel-layer broadcasts, arming
+Celery timers and CPU moves, the ``game_finished`` signal) are registered with ``transaction.on_commit``,
+so nothing is sent for a transaction that rolls back. Never call these while holding another game's lock.
+
+**Timers.** After every commit the game's timers are armed: ``turn_timeout(game_id, seq)`` for the
+stored ``deadline`` and ``bot_play(game_id, seq)`` for the stored ``bot_due_at``. Both are no-ops unless
+the game is still at that ``seq`` (late, duplicate and redelivered tasks are harmless); nothing is ever
+revoked. The beat task :func:`game_sweep` catches whatever a lost task missed. With Celery in eager mode
+(tests) nothing is armed: tests drive time with :func:`game_sweep`, :func:`game_handle_timeout` and
+:func:`game_bot_play`.
+
+Times are in seconds; ``settings.GAMES_TIME_SCALE`` (default 1.0, tests only) scales turn seconds and
+the 60 s re-entry window, nothing else.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from config.errors import ApiError
+from config.timefmt import iso_ms
+from games import events as game_events
+from games.engine import rng as rngmod
+from games.engine.errors import IllegalAction, InvalidAction, InvalidRules, NotYourTurn
+from games.engine.registry import GAMES, get_engine
+from games.models import Game, GameAction, GamePlayer, SweepHeartbeat
+
+log = logging.getLogger(__name__)
+
+TURN_SECONDS = (30, 60)
+REENTRY_SECONDS = 60  # a re-entry window closes after this even with no turn_seconds
+CPU_DELAYS = {"fast": 0.5, "normal": 1.5, "slow": 3.0}  # seconds after a window opens
+OUTAGE_SECONDS = 5.0  # heartbeat older than this when a deadline passed: renew, do not enforce
+STALE_SECONDS = 24 * 3600  # a human awaited this long resigns; a game with no human action is aborted
+EARLY_TOLERANCE = timedelta(milliseconds=50)  # a task may fire this much before its time
+ACTION_ID_MAX = 64
+BY_PLAYER, BY_TIMEOUT, BY_AWAY, BY_CPU, BY_SYSTEM = "player", "timeout", "away", "cpu", "system"
+PLAYED_FOR = (BY_TIMEOUT, BY_AWAY, BY_CPU)
+
+
+def _now() -> datetime:
+    return timezone.now()
+
+
+def _scale() -> float:
+    return float(getattr(settings, "GAMES_TIME_SCALE", 1.0) or 1.0)
+
+
+# ------------------------------------------------------------------------------------------ errors
+def _not_found() -> ApiError:
+    return ApiError("not_found", "No such game.", 404)
+
+
+def _not_a_player() -> ApiError:
+    return ApiError("not_a_player", "You are not a player in this game.", 403)
+
+
+def _invalid_action(detail: str, fields: dict | None = None) -> ApiError:
+    return ApiError("invalid_action", detail, 400, fields=fields)
+
+
+def _game_over() -> ApiError:
+    return ApiError("game_over", "The game is over.", 409)
+
+
+# --------------------------------------------------------------------------------------- internals
+@dataclass
+class _Ctx:
+    """A locked game with its engine, decoded state and players, and what the transaction did."""
+
+    game: Game
+    engine: Any
+    state: dict
+    players: dict[int, GamePlayer]
+    seqs: dict[int, list] = field(default_factory=dict)  # seq -> events (with audiences)
+    dirty_players: set[int] = field(default_factory=set)
+    presence: set[int] = field(default_factory=set)  # seats whose presence changed
+    finished: bool = False
+    rearm: bool = True
+
+
+def _lock(game_id: int) -> _Ctx:
+    """Lock ``game_id``'s row (inside an atomic block) and load it. Raises ``Game.DoesNotExist``."""
+    game = Game.objects.select_for_update().get(pk=game_id)
+    engine = get_engine(game.game)
+    players = {p.seat: p for p in GamePlayer.objects.filter(game=game).select_related("user")}
+    return _Ctx(game=game, engine=engine, state=engine.from_dict(game.state), players=players)
+
+
+def _phase(ctx: _Ctx) -> str:
+    return ctx.state.get("phase", "")
+
+
+def _is_reentry(ctx: _Ctx) -> bool:
+    return _phase(ctx) == "reentry"
+
+
+def _window_seconds(game: Game, reentry: bool) -> float | None:
+    """Length of a decision window in seconds (scaled), or ``None`` for no timer."""
+    if game.turn_seconds:
+        return game.turn_seconds * _scale()
+    if reentry:
+        return REENTRY_SECONDS * _scale()
+    return None
+
+
+def _humans_still_playing(ctx: _Ctx) -> bool:
+    """A human seat that has not resigned, is not out and has not left the room."""
+    view_players = {p["seat"]: p for p in ctx.engine.view_for(ctx.state, None).get("players", [])}
+    for seat, gp in ctx.players.items():
+        if gp.cpu or gp.left:
+            continue
+        vp = view_players.get(seat, {})
+        if not vp.get("resigned") and not vp.get("out"):
+            return True
+    return False
+
+
+def _controller(ctx: _Ctx, seat: int) -> str | None:
+    """Who acts for an awaited ``seat`` at the due time: ``cpu``, ``away`` (played for) or ``None``
+    (the player, or nobody before the deadline: an away seat answers a re-entry offer only then)."""
+    gp = ctx.players.get(seat)
+    if gp is None:
+        return None
+    if gp.cpu:
+        return BY_CPU
+    if gp.played_for and not _is_reentry(ctx):
+        return BY_AWAY
+    return None
+
+
+def _cpu_delay(ctx: _Ctx) -> float:
+    if not _humans_still_playing(ctx):
+        return 0.0
+    return CPU_DELAYS.get(ctx.game.cpu_speed, CPU_DELAYS["normal"])
+
+
+def _refresh_times(ctx: _Ctx, now: datetime, window_changed: bool) -> None:
+    """Set ``deadline`` (only when the window changed) and ``bot_due_at`` (always recomputed)."""
+    game = ctx.game
+    if game.status != Game.PLAYING:
+        game.deadline = game.bot_due_at = None
+        return
+    if window_changed:
+        game.window = ctx.engine.window(ctx.state)
+        game.window_opened_at = now
+        secs = _window_seconds(game, _is_reentry(ctx))
+        game.deadline = now + timedelta(seconds=secs) if secs is not None else None
+    opened = game.window_opened_at or now
+    if any(_controller(ctx, s) for s in ctx.engine.awaiting(ctx.state)):
+        due = opened + timedelta(seconds=_cpu_delay(ctx))
+        # A seat handed over mid-window acts now, not at a due time long past.
+        game.bot_due_at = due
+    else:
+        game.bot_due_at = None
+
+
+def _transition(ctx: _Ctx, seat: int | None, action: dict, by: str, user=None, action_id=None,
+                now: datetime | None = None) -> GameAction:
+    """Apply one action under the lock: engine apply, seq + 1, window/deadline, the log row.
+
+    Raises the engine's ``InvalidAction`` / ``NotYourTurn`` / ``IllegalAction`` before changing anything.
+    """
+    now = now or _now()
+    game = ctx.game
+    new_seq = game.seq + 1
+    new_state, events = ctx.engine.apply(ctx.state, seat, action, rngmod.rng_for_seq(bytes(game.seed), new_seq))
+    old_window = game.window
+    ctx.state = new_state
+    game.state = ctx.engine.to_dict(new_state)
+    game.seq = new_seq
+    if by == BY_PLAYER:
+        game.human_acted = True
+    outcome = ctx.engine.outcome(new_state)
+    if outcome is not None:
+        game.status = Game.FINISHED
+        game.result = outcome
+        game.finished_at = now
+        ctx.finished = True
+    _refresh_times(ctx, now, ctx.engine.window(new_state) != old_window)
+    row = GameAction.objects.create(game=game, seq=new_seq, seat=seat, by=by, user=user, action=action,
+                                    events=events, action_id=action_id)
+    ctx.seqs[new_seq] = events
+    return row
+
+
+def _save(ctx: _Ctx) -> None:
+    """Save the game and changed players; register the after-commit side effects."""
+    ctx.game.save()
+    for seat in ctx.dirty_players:
+        ctx.players[seat].save()
+    game = ctx.game
+    seqs = dict(ctx.seqs)
+    presence = sorted(ctx.presence)
+    finished = ctx.finished
+    rearm = ctx.rearm
+
+    def after_commit() -> None:
+        if seqs or presence:
+            game_events.broadcast_game(game, seqs)
+        for seat in presence:
+            game_events.broadcast_presence(game, seat)
+        if rearm:
+            arm_timers(game)
+        if finished:
+            from games.signals import game_finished
+
+            game_finished.send(sender=Game, game_id=game.pk)
+
+    transaction.on_commit(after_commit)
+
+
+def arm_timers(game: Game) -> None:
+    """Arm ``turn_timeout``/``bot_play`` for ``game``'s stored deadline and due time at its current
+    ``seq`` (no-op in eager mode, see the module docstring). Call after commit only."""
+    from config.celery_app import app
+    from games import tasks
+
+    if game.status != Game.PLAYING or app.conf.task_always_eager:
+        return
+    now = _now()
+    try:
+        if game.deadline is not None:
+            tasks.turn_timeout.apply_async((game.pk, game.seq),
+                                           countdown=max(0.0, (game.deadline - now).total_seconds()))
+        if game.bot_due_at is not None:
+            tasks.bot_play.apply_async((game.pk, game.seq),
+                                       countdown=max(0.0, (game.bot_due_at - now).total_seconds()))
+    except Exception:  # the broker is down: the sweeper acts once it is back
+        log.exception("could not arm timers for game %s", game.pk)
+
+
+def _return_seat(ctx: _Ctx, seat: int) -> None:
+    """The player is back: not away, no autoplay, timeouts reset."""
+    gp = ctx.players[seat]
+    if gp.away or gp.autoplay or gp.timeouts_in_row:
+        if gp.away or gp.autoplay:
+            ctx.presence.add(seat)
+        gp.away = gp.autoplay = False
+        gp.timeouts_in_row = 0
+        ctx.dirty_players.add(seat)
+
+
+def _policy_action(ctx: _Ctx, seat: int) -> dict:
+    """A CPU seat's choice: ``games.bots.<game>.choose`` with ``bot_rng(seed, seq)``; the engine default
+    if the policy is missing or answers something not offered."""
+    legal = ctx.engine.legal_actions(ctx.state, seat)
+    try:
+        from importlib import import_module
+
+        bots = import_module(f"games.bots.{ctx.game.game}")
+        view = dict(ctx.engine.view_for(ctx.state, seat))
+        view["you"] = seat
+        rng = rngmod.bot_rng(bytes(ctx.game.seed), ctx.game.seq)
+        level = ctx.players[seat].cpu_level or "normal"
+        try:
+            choice = bots.choose(view, legal, level, rng, seat=seat, rules=ctx.game.rules)
+        except TypeError:
+            choice = bots.choose(view, legal, level, rng)
+        if choice in legal or choice in ctx.engine.other_actions(ctx.state, seat):
+            return dict(choice)
+        log.warning("game %s: CPU policy offered %r, not a legal action", ctx.game.pk, choice)
+    except Exception:
+        log.exception("game %s: CPU policy failed; using the default action", ctx.game.pk)
+    return ctx.engine.default_action(ctx.state, seat)
+
+
+def _act_for(ctx: _Ctx, seat: int, by: str, now: datetime) -> bool:
+    """Act for ``seat`` as ``by`` (cpu: its policy; timeout/away: the engine default). False if the
+    engine refused (the seat is no longer awaited)."""
+    try:
+        action = _policy_action(ctx, seat) if by == BY_CPU else ctx.engine.default_action(ctx.state, seat)
+        _transition(ctx, seat, action, by, now=now)
+    except (NotYourTurn, IllegalAction, InvalidAction):
+        log.exception("game %s: could not act for seat %s", ctx.game.pk, seat)
+        return False
+    return True
+
+
+def _resolve_actor(game: Game, actor) -> tuple[str, int, Any]:
+    """``actor`` -> (by, seat, user). Raises 403 ``not_a_player``."""
+    if isinstance(actor, tuple):
+        by, seat = actor
+        if by not in PLAYED_FOR or not isinstance(seat, int) or isinstance(seat, bool):
+            raise ValueError(f"bad actor {actor!r}")
+        if not GamePlayer.objects.filter(game=game, seat=seat).exists():
+            raise _not_a_player()
+        return by, seat, None
+    if actor is None or not getattr(actor, "is_authenticated", False):
+        raise _not_a_player()
+    gp = GamePlayer.objects.filter(game=game, user=actor, cpu=False).first()
+    if gp is None:
+        raise _not_a_player()
+    return BY_PLAYER, gp.seat, actor
+
+
+def _check_shape(engine, action: Any, expected_seq: Any, action_id: Any) -> None:
+    """The action's shape (before the lock). Raises 400 ``invalid_action``."""
+    if isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or expected_seq < 0:
+        raise _invalid_action("seq must be a non-negative integer (the view's seq).",
+                              {"seq": ["A non-negative integer is required."]})
+    if action_id is not None and (not isinstance(action_id, str) or not 1 <= len(action_id) <= ACTION_ID_MAX):
+        raise _invalid_action("action_id must be a string of 1 to 64 characters.",
+                              {"action_id": ["A string of at most 64 characters is required."]})
+    if not isinstance(action, dict):
+        raise _invalid_action("An action must be a JSON object.")
+    check = getattr(engine, "check_action", None)
+    try:
+        if check is not None:
+            check(action)
+    except InvalidAction as exc:
+        raise _invalid_action(str(exc)) from exc
+
+
+# ------------------------------------------------------------------------------------------ views
+def _display_name(gp: GamePlayer) -> str:
+    if gp.cpu or gp.user is None:
+        return f"CPU {gp.seat + 1}"
+    return gp.user.display_name or gp.user.username
+
+
+def fairness(game: Game) -> dict:
+    """``{commitment, seed, scheme}``: sha256(seed) hex from the start; the seed (64 hex) only once the
+    game is finished or aborted, else null."""
+    seed = bytes(game.seed)
+    return {
+        "commitment": rngmod.commitment(seed),
+        "seed": seed.hex() if game.status != Game.PLAYING else None,
+        "scheme": rngmod.SCHEME,
+    }
+
+
+def game_view(*, game: Game, user=None, seat: int | None = None, players: list[GamePlayer] | None = None,
+              state: dict | None = None) -> dict:
+    """The API.md view of ``game`` for ``seat`` (or ``user``'s seat; neither: a spectator's view, with no
+    hidden information and no actions).
+
+    ``{id, game, seq, status, phase, you, turn, awaiting, deadline, players: [{seat, display_name,
+    points|score, connected, cpu, cpu_playing, away, resigned, out, reentries}], table, legal_actions,
+    other_actions, fairness {commitment, seed, scheme}, result}``. Built from the engine's ``view_for``,
+    never from the raw state. Reads only (no lock). ``players``/``state``: already loaded rows / decoded
+    state, to save queries.
+    """
+    engine = get_engine(game.game)
+    if players is None:
+        players = list(GamePlayer.objects.filter(game=game).select_related("user"))
+    if seat is None and user is not None:
+        seat = next((p.seat for p in players if p.user_id == user.pk and not p.cpu), None)
+    if state is None:
+        state = engine.from_dict(game.state)
+    ev = engine.view_for(state, seat)
+    playing = game.status == Game.PLAYING
+    by_seat = {p.seat: p for p in players}
+    out_players = []
+    for vp in ev.get("players", []):
+        gp = by_seat.get(vp["seat"])
+        row = {"seat": vp["seat"], "display_name": _display_name(gp) if gp else f"Seat {vp['seat'] + 1}"}
+        row.update({k: v for k, v in vp.items() if k != "seat"})
+        row.update({
+            "connected": bool(gp and gp.connected),
+            "cpu": bool(gp and gp.cpu),
+            "cpu_playing": bool(gp and (gp.cpu or gp.played_for)),
+            "away": bool(gp and gp.played_for),
+        })
+        row.setdefault("resigned", False)
+        row.setdefault("out", False)
+        row.setdefault("reentries", 0)
+        out_players.append(row)
+    if game.status == Game.ABORTED:
+        result = {"standing": [], "reason": "aborted"}
+    else:
+        result = game.result if game.result is not None else ev.get("result")
+    awaiting = list(ev.get("awaiting", [])) if playing else []
+    return {
+        "id": game.pk,
+        "game": game.game,
+        "seq": game.seq,
+        "status": game.status,
+        "phase": ev.get("phase"),
+        "you": seat,
+        "turn": (ev.get("turn") if playing else None),
+        "awaiting": awaiting,
+        "deadline": iso_ms(game.deadline) if playing else None,
+        "players": out_players,
+        "table": ev.get("table", {}),
+        "legal_actions": engine.legal_actions(state, seat) if playing and seat is not None else [],
+        "other_actions": engine.other_actions(state, seat) if playing and seat is not None else [],
+        "fairness": fairness(game),
+        "result": result,
+    }
+
+
+def _ctx_view(ctx: _Ctx, seat: int | None) -> dict:
+    return game_view(game=ctx.game, seat=seat, players=list(ctx.players.values()), state=ctx.state)
+
+
+# ---------------------------------------------------------------------------------------- start
+def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int | None, cpu_speed: str,
+               ranked: bool, group: str) -> Game:
+    """Create and start a game.
+
+    ``game``: engine name; ``rules``: API settings (validated by the engine, every setting resolved and
+    stored); ``seats``: ``[{"user": User | None, "cpu": bool, "cpu_level": str | None}, ...]`` in seat order;
+    ``turn_seconds``: None / 30 / 60; ``cpu_speed``: fast / normal / slow; ``group``: live-delivery prefix.
+    Makes a secret seed (``rng.new_seed``), the initial state with ``rng_for_seq(seed, 0)``, the log row of
+    seq 0, the first window's deadline/due time; after commit arms the timers and broadcasts.
+    Raises 400 ``invalid`` (``fields``: ``rules.<setting>`` or ``seats`` / ``turn_seconds`` / ``cpu_speed`` /
+    ``game``).
+    """
+    if game not in GAMES:
+        raise ApiError("invalid", f"Unknown game {game!r}.", 400, fields={"game": ["Unknown game."]})
+    if turn_seconds is not None and turn_seconds not in TURN_SECONDS:
+        raise ApiError("invalid", "turn_seconds must be null, 30 or 60.", 400,
+                       fields={"turn_seconds": ["Must be null, 30 or 60."]})
+    if cpu_speed not in CPU_DELAYS:
+        raise ApiError("invalid", "cpu_speed must be fast, normal or slow.", 400,
+                       fields={"cpu_speed": ["Must be fast, normal or slow."]})
+    engine = get_engine(game)
+    try:
+        rules_obj = engine.validate_rules(rules or {}, len(seats))
+    except InvalidRules as exc:
+        name = "seats" if exc.field == "seats" else f"rules.{exc.field}"
+        raise ApiError("invalid", f"{name}: {exc.message}", 400, fields={name: [exc.message]}) from exc
+    seed = rngmod.new_seed()
+    state, events = engine.initial_state(rules_obj, len(seats), rngmod.rng_for_seq(seed, 0))
+    now = _now()
+    with transaction.atomic():
+        g = Game.objects.create(game=game, rules=engine.rules_to_dict(rules_obj), state=engine.to_dict(state),
+                                seq=0, status=Game.PLAYING, window=engine.window(state), seed=seed,
+                                turn_seconds=turn_seconds, cpu_speed=cpu_speed, ranked=bool(ranked),
+                                group=group or "")
+        players = {}
+        for i, s in enumerate(seats):
+            cpu = bool(s.get("cpu"))
+            players[i] = GamePlayer.objects.create(game=g, seat=i, user=None if cpu else s.get("user"), cpu=cpu,
+                                                   cpu_level=(s.get("cpu_level") or "normal") if cpu else None)
+        GameAction.objects.create(game=g, seq=0, seat=None, by=BY_SYSTEM, action={"type": "start"}, events=events)
+        ctx = _Ctx(game=g, engine=engine, state=state, players=players)
+        ctx.seqs[0] = events
+        outcome = engine.outcome(state)
+        if outcome is not None:  # not expected, but a game may be over at once
+            g.status, g.result, g.finished_at, ctx.finished = Game.FINISHED, outcome, now, True
+        _refresh_times(ctx, now, True)
+        _save(ctx)
+    return g
+
+
+# ---------------------------------------------------------------------------------- write path
+def game_apply_action(*, game_id: int, actor, expected_seq: int, action: dict, action_id: str | None = None) -> dict:
+    """THE write path: apply ``action`` for ``actor`` if ``expected_seq`` is current; return the actor's
+    new view.
+
+    ``actor``: a ``User`` (a seated player; ``by`` = player) or ``(by, seat)`` with ``by`` in timeout /
+    away / cpu. ``action``: the body without ``seq``/``action_id``. ``action_id``: a client key (≤ 64
+    chars), scoped to game and user, recorded only with an applied action.
+
+    Errors, in this order (API.md): 404 ``not_found``; 403 ``not_a_player``; 400 ``invalid_action``
+    (shape of action, seq, action_id) — all before the lock; then under ``select_for_update`` on the game:
+    a known ``action_id`` returns its first answer (another body: 409 ``action_id_reused``); 409
+    ``game_over``; 409 ``stale_seq`` (extra ``seq``, ``view``); 409 ``not_your_turn``; 400 ``illegal_action``.
+    A player's applied action returns the seat (away, autoplay and timeouts reset). After commit: per-seat
+    broadcasts, timers, and ``game_finished`` when the game ended.
+    """
+    game = Game.objects.filter(pk=game_id).first() if isinstance(game_id, int) else None
+    if game is None:
+        raise _not_found()
+    by, seat, user = _resolve_actor(game, actor)
+    engine = get_engine(game.game)
+    _check_shape(engine, action, expected_seq, action_id)
+    if by != BY_PLAYER:
+        action_id = None
+    with transaction.atomic():
+        ctx = _lock(game_id)
+        game = ctx.game
+        if action_id is not None:
+            prior = GameAction.objects.filter(game=game, user=user, action_id=action_id).first()
+            if prior is not None:
+                if prior.action == action and prior.seq - 1 == expected_seq:
+                    return prior.response
+                raise ApiError("action_id_reused", "This action_id was used with another body.", 409)
+        if game.status != Game.PLAYING:
+            raise _game_over()
+        if expected_seq != game.seq:
+            raise ApiError("stale_seq", f"seq {expected_seq} is not the current one ({game.seq}).", 409,
+                           extra={"seq": game.seq, "view": _ctx_view(ctx, seat)})
+        try:
+            row = _transition(ctx, seat, dict(action), by, user=user, action_id=action_id)
+        except NotYourTurn as exc:
+            raise ApiError("not_your_turn", str(exc) or "Not your turn.", 409) from exc
+        except IllegalAction as exc:
+            raise ApiError("illegal_action", str(exc) or "Not allowed now.", 400) from exc
+        except InvalidAction as exc:
+            raise _invalid_action(str(exc)) from exc
+        if by == BY_PLAYER:
+            _return_seat(ctx, seat)
+            if ctx.presence:
+                _refresh_times(ctx, _now(), False)
+        elif by == BY_TIMEOUT:
+            _count_timeout(ctx, seat)
+        view = _ctx_view(ctx, seat)
+        if action_id is not None:
+            row.response = view
+            row.save(update_fields=["response"])
+        _save(ctx)
+    return view
+
+
+def _count_timeout(ctx: _Ctx, seat: int) -> None:
+    gp = ctx.players[seat]
+    if gp.cpu:
+        return
+    gp.timeouts_in_row += 1
+    ctx.dirty_players.add(seat)
+    if gp.timeouts_in_row >= 3 and not gp.away:
+        gp.away = True
+        ctx.presence.add(seat)
+
+
+# ------------------------------------------------------------------------------ timers and bots
+def _heartbeat() -> datetime | None:
+    row = SweepHeartbeat.objects.filter(pk=1).first()
+    return row.at if row else None
+
+
+def game_handle_timeout(*, game_id: int, seq: int, heartbeat: datetime | None | bool = False) -> bool:
+    """The ``turn_timeout`` task: under the lock, if the game is still playing at ``seq`` and its stored
+    deadline has passed, every seat still awaited acts, each its own logged action: a present human the
+    engine's ``default_action`` (``by`` timeout; three in a row make the seat away), a played-for seat the
+    default (``by`` away), a CPU seat its policy (``by`` cpu); it stops when the window changes.
+
+    Outage: if the sweep heartbeat (``heartbeat``; default: read now) was more than 5 s old when the
+    deadline passed, the deadline is renewed to now + the window's length instead. No heartbeat ever
+    written: enforced. Returns True if the game changed; a stale or early call is a no-op.
+    """
+    now = _now()
+    hb = _heartbeat() if heartbeat is False else heartbeat
+    with transaction.atomic():
+        try:
+            ctx = _lock(game_id)
+        except Game.DoesNotExist:
+            return False
+        game = ctx.game
+        if game.status != Game.PLAYING or game.seq != seq or game.deadline is None:
+            return False
+        if game.deadline > now + EARLY_TOLERANCE:
+            return False
+        if hb is not None and (game.deadline - hb).total_seconds() > OUTAGE_SECONDS:
+            secs = _window_seconds(game, _is_reentry(ctx)) or 0
+            log.warning("game %s: deadline missed during an outage; renewed by %ss", game.pk, secs)
+            game.deadline = now + timedelta(seconds=secs)
+            _save(ctx)
+            return True
+        window = game.window
+        for seat in list(ctx.engine.awaiting(ctx.state)):
+            if game.status != Game.PLAYING or game.window != window:
+                break
+            if seat not in ctx.engine.awaiting(ctx.state):
+                continue
+            gp = ctx.players.get(seat)
+            by = BY_CPU if gp is not None and gp.cpu else BY_AWAY if gp is not None and gp.played_for else BY_TIMEOUT
+            if _act_for(ctx, seat, by, now) and by == BY_TIMEOUT:
+                _count_timeout(ctx, seat)
+        if ctx.presence:
+            _refresh_times(ctx, now, False)
+        _save(ctx)
+        return True
+
+
+def game_bot_play(*, game_id: int, seq: int) -> bool:
+    """The ``bot_play`` task: under the lock, if the game is still playing at ``seq`` and its stored
+    ``bot_due_at`` has come, every awaited CPU seat (its level's policy, ``bot_rng(seed, seq)``) and every
+    awaited played-for human seat (the engine's default; not for a re-entry offer) acts in this one
+    round, each its own logged action, while the window stays open. Returns True if anything acted.
+    """
+    now = _now()
+    with transaction.atomic():
+        try:
+            ctx = _lock(game_id)
+        except Game.DoesNotExist:
+            return False
+        game = ctx.game
+        if game.status != Game.PLAYING or game.seq != seq or game.bot_due_at is None:
+            return False
+        if game.bot_due_at > now + EARLY_TOLERANCE:
+            return False
+        window = game.window
+        acted = False
+        for seat in list(ctx.engine.awaiting(ctx.state)):
+            if game.status != Game.PLAYING or game.window != window:
+                break
+            if seat not in ctx.engine.awaiting(ctx.state):
+                continue
+            by = _controller(ctx, seat)
+            if by is not None:
+                acted = _act_for(ctx, seat, by, now) or acted
+        if not acted:
+            game.bot_due_at = None
+        _save(ctx)
+        return acted
+
+
+def game_sweep(*, now: datetime | None = None) -> dict:
+    """The beat task (every second): act on overdue deadlines and due times whose task was lost, mark
+    seats away whose grace period passed, resign humans awaited 24 h, abort games no human acted in for
+    24 h, then write the heartbeat. Reads the previous heartbeat first, for the outage rule of
+    :func:`game_handle_timeout`. Each game in its own transaction; an error in one is logged and skipped.
+    Returns counts ``{timeouts, bots, away, resigned, aborted}``.
+    """
+    now = now or _now()
+    hb = _heartbeat()
+    counts = dict.fromkeys(("timeouts", "bots", "away", "resigned", "aborted"), 0)
+
+    def run(key: str, fn, **kwargs) -> None:
+        try:
+            if fn(**kwargs):
+                counts[key] += 1
+        except Exception:
+            log.exception("sweep: %s(%s) failed", fn.__name__, kwargs)
+
+    playing = Game.objects.filter(status=Game.PLAYING)
+    for gid, seq in playing.filter(deadline__lte=now).values_list("id", "seq"):
+        run("timeouts", game_handle_timeout, game_id=gid, seq=seq, heartbeat=hb)
+    for gid, seq in playing.filter(bot_due_at__lte=now).values_list("id", "seq"):
+        run("bots", game_bot_play, game_id=gid, seq=seq)
+    grace = timedelta(seconds=float(getattr(settings, "AWAY_GRACE_SECONDS", 10.0)))
+    stale_players = GamePlayer.objects.filter(game__status=Game.PLAYING, cpu=False, connected=False, away=False,
+                                              disconnected_at__lte=now - grace)
+    for gid, seat, since in stale_players.values_list("game_id", "seat", "disconnected_at"):
+        run("away", game_mark_away, game_id=gid, seat=seat, since=since)
+    cutoff = now - timedelta(seconds=STALE_SECONDS)
+    for gid in playing.filter(human_acted=False, created_at__lte=cutoff).values_list("id", flat=True):
+        run("aborted", game_abort, game_id=gid, reason="no_human_action")
+    for gid in playing.filter(window_opened_at__lte=cutoff).values_list("id", flat=True):
+        run("resigned", game_resign_stale, game_id=gid)
+    SweepHeartbeat.objects.update_or_create(pk=1, defaults={"at": now})
+    return counts
+
+
+# ----------------------------------------------------------------------------------- presence
+def _seat_of(game: Game, user) -> int:
+    gp = GamePlayer.objects.filter(game=game, user=user, cpu=False).first() if user is not None else None
+    if gp is None:
+        raise _not_a_player()
+    return gp.seat
+
+
+def game_set_connected(*, game_id: int, seat: int, connected: bool) -> None:
+    """The rooms consumer calls this when a seat's first socket opens (``True``) or its last closes
+    (``False``). Opening returns the seat at once (not away, timeouts reset); closing only records
+    ``disconnected_at``: the seat becomes away when ``mark_away`` runs after ``AWAY_GRACE_SECONDS`` (or
+    the sweeper finds it). Locks the game. Unknown game or seat: no-op.
+    """
+    now = _now()
+    with transaction.atomic():
+        try:
+            ctx = _lock(game_id)
+        except Game.DoesNotExist:
+            return
+        gp = ctx.players.get(seat)
+        if gp is None or gp.cpu:
+            return
+        ctx.rearm = False
+        if connected:
+            changed = not gp.connected or gp.away
+            gp.connected, gp.disconnected_at = True, None
+            if gp.away or gp.timeouts_in_row:
+                gp.away, gp.timeouts_in_row = False, 0
+                _refresh_times(ctx, now, False)
+                ctx.rearm = True
+        else:
+            changed = gp.connected
+            gp.connected, gp.disconnected_at = False, now
+        ctx.dirty_players.add(seat)
+        if changed:
+            ctx.presence.add(seat)
+        _save(ctx)
+        if not connected and ctx.game.status == Game.PLAYING:
+            grace = float(getattr(settings, "AWAY_GRACE_SECONDS", 10.0))
+            game_pk, since = ctx.game.pk, now
+
+            def arm_away() -> None:
+                from config.celery_app import app
+                from games import tasks
+
+                if app.conf.task_always_eager:
+                    return
+                try:
+                    tasks.mark_away.apply_async((game_pk, seat, since.isoformat()), countdown=grace)
+                except Exception:
+                    log.exception("could not arm mark_away for game %s seat %s", game_pk, seat)
+
+            transaction.on_commit(arm_away)
+
+
+def game_mark_away(*, game_id: int, seat: int, since: datetime | None = None) -> bool:
+    """The ``mark_away`` task / sweeper: the seat becomes away if it is still disconnected since
+    ``since`` (the ``disconnected_at`` the grace period was counted from) and the grace period has
+    passed. Locks the game. Returns True if the seat became away."""
+    now = _now()
+    grace = timedelta(seconds=float(getattr(settings, "AWAY_GRACE_SECONDS", 10.0)))
+    with transaction.atomic():
+        try:
+            ctx = _lock(game_id)
+        except Game.DoesNotExist:
+            return False
+        gp = ctx.players.get(seat)
+        if (gp is None or gp.cpu or gp.connected or gp.away or gp.disconnected_at is None
+                or ctx.game.status != Game.PLAYING):
+            return False
+        if since is not None and abs((gp.disconnected_at - since).total_seconds()) > 0.001:
+            return False
+        if gp.disconnected_at + grace > now + EARLY_TOLERANCE:
+            return False
+        gp.away = True
+        ctx.dirty_players.add(seat)
+        ctx.presence.add(seat)
+        _refresh_times(ctx, now, False)
+        _save(ctx)
+        return True
+
+
+def game_set_autoplay(*, game_id: int, user, on: bool) -> dict:
+    """Hand ``user``'s seat to the CPU (``on``) or take it back; returns the user's view. While on, the
+    seat is played with the engine's default after the CPU speed delay. Errors: 404 ``not_found``, 403
+    ``not_a_player``, 409 ``game_over``. Locks the game."""
+    game = Game.objects.filter(pk=game_id).first() if isinstance(game_id, int) else None
+    if game is None:
+        raise _not_found()
+    seat = _seat_of(game, user)
+    with transaction.atomic():
+        ctx = _lock(game_id)
+        if ctx.game.status != Game.PLAYING:
+            raise _game_over()
+        gp = ctx.players[seat]
+        if on and not gp.autoplay:
+            gp.autoplay = True
+        elif not on and (gp.autoplay or gp.away):
+            gp.autoplay = gp.away = False
+            gp.timeouts_in_row = 0
+        else:
+            return _ctx_view(ctx, seat)
+        ctx.dirty_players.add(seat)
+        ctx.presence.add(seat)
+        _refresh_times(ctx, _now(), False)
+        _save(ctx)
+        return _ctx_view(ctx, seat)
+
+
+def game_player_left(*, game_id: int, user) -> None:
+    """Rooms calls this when ``user`` leaves the room mid-game: the seat is played for (not a
+    resignation) until the game ends or :func:`game_player_returned`. Locks the game; no-op if the game is
+    over or the user has no seat."""
+    _set_left(game_id, user, True)
+
+
+def game_player_returned(*, game_id: int, user) -> None:
+    """Rooms calls this when a player who left mid-game joins again: the seat is theirs at once (not
+    left, not away, timeouts reset). Locks the game; no-op if the user has no seat."""
+    _set_left(game_id, user, False)
+
+
+def _set_left(game_id: int, user, left: bool) -> None:
+    with transaction.atomic():
+        try:
+            ctx = _lock(game_id)
+        except Game.DoesNotExist:
+            return
+        gp = next((p for p in ctx.players.values() if not p.cpu and p.user_id == getattr(user, "pk", None)), None)
+        if gp is None or ctx.game.status != Game.PLAYING:
+            return
+        if left:
+            gp.left = True
+        else:
+            gp.left = gp.away = False
+            gp.timeouts_in_row = 0
+        ctx.dirty_players.add(gp.seat)
+        ctx.presence.add(gp.seat)
+        _refresh_times(ctx, _now(), False)
+        _save(ctx)
+
+
+# ------------------------------------------------------------------------------------- endings
+def game_abort(*, game_id: int, reason: str) -> bool:
+    """Abort a playing game, unrated: status ``aborted``, result ``{standing: [], reason: "aborted"}``,
+    the seed revealed; one log row (``by`` system, ``action`` ``{"type": "abort", "reason"}``, public event
+    ``game_aborted``) so seq moves on. After commit: broadcasts and ``game_finished`` (receivers check the
+    status). Locks the game. Returns False if it was not playing."""
+    now = _now()
+    with transaction.atomic():
+        try:
+            ctx = _lock(game_id)
+        except Game.DoesNotExist:
+            return False
+        game = ctx.game
+        if game.status != Game.PLAYING:
+            return False
+        game.seq += 1
+        game.status = Game.ABORTED
+        game.result = {"standing": [], "reason": "aborted"}
+        game.finished_at = now
+        game.deadline = game.bot_due_at = None
+        events = [{"type": "game_aborted", "audience": "all", "reason": str(reason)[:64]}]
+        GameAction.objects.create(game=game, seq=game.seq, seat=None, by=BY_SYSTEM,
+                                  action={"type": "abort", "reason": str(reason)[:64]}, events=events)
+        ctx.seqs[game.seq] = events
+        ctx.finished = True
+        _save(ctx)
+        return True
+
+
+def game_resign_stale(*, game_id: int) -> bool:
+    """A human seat awaited for 24 h resigns (``by`` timeout): for every present human seat still awaited
+    in a window open for 24 h or more. Locks the game. Returns True if anyone resigned."""
+    now = _now()
+    with transaction.atomic():
+        try:
+            ctx = _lock(game_id)
+        except Game.DoesNotExist:
+            return False
+        game = ctx.game
+        if (game.status != Game.PLAYING or game.window_opened_at is None
+                or (now - game.window_opened_at).total_seconds() < STALE_SECONDS):
+            return False
+        window = game.window
+        done = False
+        for seat in list(ctx.engine.awaiting(ctx.state)):
+            gp = ctx.players.get(seat)
+            if game.status != Game.PLAYING or game.window != window or gp is None or gp.cpu:
+                continue
+            if {"type": "resign"} not in ctx.engine.other_actions(ctx.state, seat):
+                continue
+            _transition(ctx, seat, {"type": "resign"}, BY_TIMEOUT, now=now)
+            done = True
+        if done:
+            _save(ctx)
+        return done
