@@ -1,0 +1,147 @@
+"""The Rooms API (API.md "Rooms"): one view per operation, each calling one service and answering the
+``room`` shape (or chat messages). Errors are raised by the services in the API.md shape."""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.errors import ApiError
+from rooms import selectors, services
+from rooms.chat_catalogue import catalogue
+from rooms.serializers import (
+    CatalogueSerializer,
+    ChatMessageSerializer,
+    ChatPostSerializer,
+    CpuSeatSerializer,
+    RoomCreateSerializer,
+    RoomSerializer,
+    RoomUpdateSerializer,
+    room_data,
+)
+
+
+def _room_answer(room, code: int = status.HTTP_200_OK) -> Response:
+    fresh = selectors.rooms_with_seats().get(pk=room.pk)
+    return Response(room_data(fresh), status=code)
+
+
+def _valid(serializer_class, request):
+    ser = serializer_class(data=request.data)
+    ser.is_valid(raise_exception=True)
+    return ser.validated_data
+
+
+class RoomCreateApi(APIView):
+    """Create a room; the caller is its host in seat 0."""
+
+    @extend_schema(request=RoomCreateSerializer, responses={201: RoomSerializer}, operation_id="rooms_create")
+    def post(self, request):
+        data = dict(_valid(RoomCreateSerializer, request))
+        room = services.room_create(user=request.user, **data)
+        return _room_answer(room, status.HTTP_201_CREATED)
+
+
+class RoomDetailApi(APIView):
+    """Look at a room (any signed-in user) or change its settings (host, while open or finished)."""
+
+    @extend_schema(responses={200: RoomSerializer}, operation_id="rooms_get")
+    def get(self, request, code: str):
+        return _room_answer(selectors.room_get(code=code))
+
+    @extend_schema(request=RoomUpdateSerializer, responses={200: RoomSerializer}, operation_id="rooms_update")
+    def patch(self, request, code: str):
+        selectors.room_get(code=code)  # 404 before the body
+        data = _valid(RoomUpdateSerializer, request)
+        return _room_answer(services.room_update(code=code, user=request.user, data=data))
+
+
+class RoomJoinApi(APIView):
+    """Take the lowest free seat (idempotent); a player who left mid-game gets the seat back."""
+
+    @extend_schema(request=None, responses={200: RoomSerializer}, operation_id="rooms_join")
+    def post(self, request, code: str):
+        return _room_answer(services.room_join(code=code, user=request.user))
+
+
+class RoomLeaveApi(APIView):
+    """Leave: before a game the seat is freed; during one it is played for until the game ends."""
+
+    @extend_schema(request=None, responses={200: RoomSerializer}, operation_id="rooms_leave")
+    def post(self, request, code: str):
+        return _room_answer(services.room_leave(code=code, user=request.user))
+
+
+class RoomCpuApi(APIView):
+    """Put a CPU in a seat (host; not in ranked rooms)."""
+
+    @extend_schema(request=CpuSeatSerializer, responses={200: RoomSerializer}, operation_id="rooms_cpu")
+    def post(self, request, code: str):
+        selectors.room_get(code=code)
+        data = _valid(CpuSeatSerializer, request)
+        return _room_answer(services.room_set_cpu(code=code, user=request.user, seat=data["seat"],
+                                                  level=data.get("level")))
+
+
+class RoomSeatApi(APIView):
+    """Empty a seat: remove a CPU or a player (host, not while playing)."""
+
+    @extend_schema(request=None, responses={200: RoomSerializer}, operation_id="rooms_seat_clear")
+    def delete(self, request, code: str, index: int):
+        return _room_answer(services.room_clear_seat(code=code, user=request.user, index=index))
+
+
+class RoomStartApi(APIView):
+    """Start the game (host); unranked rooms fill empty seats with CPUs."""
+
+    @extend_schema(request=None, responses={201: RoomSerializer}, operation_id="rooms_start")
+    def post(self, request, code: str):
+        return _room_answer(services.room_start(code=code, user=request.user), status.HTTP_201_CREATED)
+
+
+class RoomRematchApi(APIView):
+    """A new game in a finished room (host): same seats and rules, new seed."""
+
+    @extend_schema(request=None, responses={201: RoomSerializer}, operation_id="rooms_rematch")
+    def post(self, request, code: str):
+        return _room_answer(services.room_rematch(code=code, user=request.user), status.HTTP_201_CREATED)
+
+
+class RoomMessagesApi(APIView):
+    """The room's chat: the last 50 messages (before ``?before=<id>``), oldest first; post one."""
+
+    @extend_schema(
+        parameters=[OpenApiParameter("before", int, description="only messages with a smaller id")],
+        responses={200: ChatMessageSerializer(many=True)}, operation_id="rooms_messages_list",
+    )
+    def get(self, request, code: str):
+        raw = request.query_params.get("before")
+        before = int(raw) if raw is not None and raw.isascii() and raw.isdigit() and len(raw) <= 18 else None
+        if raw is not None and before is None:
+            services.chat_list(code=code, user=request.user)  # 404 and 403 come first
+            raise ApiError("invalid", "before: a message id.", 400, fields={"before": ["A message id."]})
+        messages = services.chat_list(code=code, user=request.user, before=before)
+        return Response(ChatMessageSerializer(messages, many=True).data)
+
+    @extend_schema(request=ChatPostSerializer, responses={201: ChatMessageSerializer},
+                   operation_id="rooms_messages_post")
+    def post(self, request, code: str):
+        message = services.chat_post(code=code, user=request.user, data=request.data)
+        return Response(ChatMessageSerializer(message).data, status=status.HTTP_201_CREATED)
+
+
+class ChatCatalogueApi(APIView):
+    """The fixed emoji and quick phrases a chat message may carry."""
+
+    @extend_schema(responses={200: CatalogueSerializer}, operation_id="chat_catalogue")
+    def get(self, request):
+        return Response(catalogue())
+
+
+class MyRoomsApi(APIView):
+    """The caller's rooms not closed, with ``game_id`` (to return to a seat from any device)."""
+
+    @extend_schema(responses={200: RoomSerializer(many=True)}, operation_id="me_rooms")
+    def get(self, request):
+        rooms = selectors.rooms_for_user(request.user)
+        return Response(RoomSerializer(rooms, many=True).data)

@@ -1,0 +1,126 @@
+"""Rooms: a table with a shareable code, its seats and its chat (API.md "Rooms").
+
+A :class:`Room` holds the settings of the games played in it (``game_name``, ``seat_count``, the raw
+``rules`` settings as the host gave them, timers, ranked, CPU level and speed) and points at its current
+or last game (``game``). Each room has ``seat_count`` :class:`Seat` rows (index 0..N-1): empty, a human
+(``user``) or a CPU. :class:`ChatMessage` rows are the room's chat.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+# Six characters from an alphabet without look-alikes: no 0/O, no 1/I/L.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 6
+
+GAME_CHOICES = [("chinchirorin", "Chinchirorin"), ("chinchon", "Chinchón")]
+CPU_LEVELS = ("easy", "normal", "hard")
+CPU_SPEEDS = ("fast", "normal", "slow")
+TURN_SECONDS = (None, 30, 60)
+
+
+class RoomStatus(models.TextChoices):
+    """``open`` (gathering), ``playing`` (a game is on), ``finished`` (its last game ended), ``closed``."""
+
+    OPEN = "open", "Open"
+    PLAYING = "playing", "Playing"
+    FINISHED = "finished", "Finished"
+    CLOSED = "closed", "Closed"
+
+
+class Room(models.Model):
+    """A room: its code is unique among rooms not closed (a closed room's code may be reused).
+
+    ``rules`` are the settings as given (validated by the engine against ``seat_count`` on every change);
+    the API shows them resolved. ``version`` goes up by one on every change the ``room`` message shows.
+    ``last_activity`` is the time of the last change (rooms idle for 24 h close).
+    """
+
+    code = models.CharField(max_length=CODE_LENGTH, db_index=True)
+    host = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="hosted_rooms")
+    game_name = models.CharField(max_length=16, choices=GAME_CHOICES)
+    seat_count = models.PositiveSmallIntegerField()
+    rules = models.JSONField(default=dict, blank=True)
+    turn_seconds = models.PositiveSmallIntegerField(null=True, blank=True)
+    ranked = models.BooleanField(default=False)
+    cpu_level = models.CharField(max_length=8, default="normal", choices=[(v, v) for v in CPU_LEVELS])
+    cpu_speed = models.CharField(max_length=8, default="normal", choices=[(v, v) for v in CPU_SPEEDS])
+    status = models.CharField(max_length=10, choices=RoomStatus.choices, default=RoomStatus.OPEN,
+                              db_index=True)
+    game = models.ForeignKey("games.Game", null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="+")
+    version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_activity = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["code"], condition=~Q(status="closed"),
+                                    name="room_code_unique_not_closed"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.code} ({self.game_name}, {self.status})"
+
+    @property
+    def group(self) -> str:
+        """The live-delivery group prefix: ``room-<code>`` (room and chat); seats add ``-seat-<n>``."""
+        return f"room-{self.code}"
+
+
+class Seat(models.Model):
+    """Seat ``index`` of a room: empty (no user, not CPU), a human (``user``) or a CPU (``cpu_level``).
+
+    ``left``: the player left during a game; the seat is played for until the game ends, then emptied.
+    ``connections``: sockets open for this seat now (several per seat are allowed).
+    """
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="seats")
+    cpu = models.BooleanField(default=False)
+    cpu_level = models.CharField(max_length=8, null=True, blank=True)  # noqa: DJ001 - null: not a CPU
+    left = models.BooleanField(default=False)
+    connections = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["room_id", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "index"], name="seat_unique_room_index"),
+            models.UniqueConstraint(fields=["room", "user"], condition=Q(user__isnull=False),
+                                    name="seat_unique_room_user"),
+        ]
+
+    def __str__(self) -> str:
+        who = "CPU" if self.cpu else (self.user_id or "empty")
+        return f"{self.room_id}#{self.index} {who}"
+
+    @property
+    def is_empty(self) -> bool:
+        """No human and no CPU."""
+        return self.user_id is None and not self.cpu
+
+
+class ChatMessage(models.Model):
+    """One chat message: exactly one of ``text`` (1–200 characters), ``emoji`` or ``phrase`` (a catalogue
+    id), by ``user`` sitting in ``seat``."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="messages")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_messages")
+    seat = models.PositiveSmallIntegerField()
+    text = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001 - exactly one is set
+    emoji = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001 - exactly one is set
+    phrase = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001 - exactly one is set
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["room", "-id"], name="chat_room_id_desc")]
+
+    def __str__(self) -> str:
+        body = self.text if self.text is not None else (self.emoji or self.phrase)
+        return f"{self.room_id} {self.user_id}: {body}"

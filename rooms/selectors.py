@@ -1,0 +1,80 @@
+"""Read-only queries of rooms and chat."""
+
+from datetime import timedelta
+
+from django.db.models import Prefetch, Q, QuerySet
+from django.utils import timezone
+
+from config.errors import ApiError
+from rooms.models import CODE_ALPHABET, CODE_LENGTH, ChatMessage, Room, RoomStatus, Seat
+
+CHAT_PAGE = 50
+IDLE_CLOSE_AFTER = timedelta(hours=24)
+
+
+def idle_filter(now=None) -> Q:
+    """Rooms idle for 24 h: no game playing and no change (or chat) since. They count as closed (404)
+    until ``rooms_close_idle`` marks them so."""
+    now = now or timezone.now()
+    return ~Q(status=RoomStatus.PLAYING) & Q(last_activity__lt=now - IDLE_CLOSE_AFTER)
+
+
+def live_rooms() -> QuerySet[Room]:
+    """Rooms neither closed nor idle for 24 h."""
+    return Room.objects.exclude(status=RoomStatus.CLOSED).exclude(idle_filter())
+
+
+def normalize_code(code: str) -> str | None:
+    """The code in upper case, or ``None`` when it cannot be a room code (length or alphabet)."""
+    if not isinstance(code, str) or len(code) != CODE_LENGTH:
+        return None
+    code = code.upper()
+    return code if all(ch in CODE_ALPHABET for ch in code) else None
+
+
+def rooms_with_seats() -> QuerySet[Room]:
+    """Rooms with host, seats and seated users loaded (what the ``room`` shape reads)."""
+    return Room.objects.select_related("host").prefetch_related(
+        Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
+    )
+
+
+def room_get(*, code: str, for_update: bool = False) -> Room:
+    """The room not closed with ``code`` (any letter case). With ``for_update`` the row is locked (call
+    inside a transaction). Raises ``ApiError`` 404 ``not_found`` for an unknown or closed code."""
+    norm = normalize_code(code)
+    if norm is None:
+        raise ApiError("not_found", "No room with that code.", 404)
+    qs = live_rooms().filter(code=norm)
+    if for_update:
+        qs = qs.select_for_update(of=("self",))
+    room = qs.select_related("host").first()
+    if room is None:
+        raise ApiError("not_found", "No room with that code.", 404)
+    return room
+
+
+def room_seats(room: Room) -> list[Seat]:
+    """The room's seats in index order, users loaded. (Seats change only under the room's row lock.)"""
+    return list(Seat.objects.filter(room=room).select_related("user").order_by("index"))
+
+
+def seat_of(room: Room, user) -> Seat | None:
+    """The seat ``user`` holds in ``room`` (also one kept after leaving mid-game), or ``None``."""
+    if user is None or not user.is_authenticated:
+        return None
+    return Seat.objects.filter(room=room, user=user).first()
+
+
+def rooms_for_user(user) -> QuerySet[Room]:
+    """The rooms not closed where ``user`` holds a seat, newest first (``GET /api/me/rooms``)."""
+    ids = Seat.objects.filter(user=user).values("room_id")
+    return rooms_with_seats().filter(pk__in=ids).exclude(status=RoomStatus.CLOSED).exclude(idle_filter()).order_by("-id")
+
+
+def chat_messages(*, room: Room, before: int | None = None, limit: int = CHAT_PAGE) -> list[ChatMessage]:
+    """The last ``limit`` messages of ``room`` (with id < ``before`` when given), oldest first."""
+    qs = ChatMessage.objects.filter(room=room).select_related("user")
+    if before is not None:
+        qs = qs.filter(id__lt=before)
+    return list(reversed(qs.order_by("-id")[:limit]))

@@ -1,0 +1,197 @@
+"""Serializers of the Rooms API: the ``room`` and chat ``message`` shapes (API.md "Rooms", "WebSocket")
+and the request bodies. Numbers and booleans are strict: ``"4"`` is not a seat count, ``1`` is not true."""
+
+from django.conf import settings
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from accounts.serializers import UserSerializer
+from config.timefmt import DateTimeMsField
+from games.engine.errors import InvalidRules
+from games.engine.registry import get_engine
+from rooms.models import CPU_LEVELS, CPU_SPEEDS, GAME_CHOICES, ChatMessage, Room, Seat
+
+GAMES = [g for g, _ in GAME_CHOICES]
+
+
+def invite_url(code: str) -> str:
+    """The link that opens the room: ``PUBLIC_URL/join/<code>``."""
+    return f"{settings.PUBLIC_URL}/join/{code}"
+
+
+def resolved_rules(game_name: str, rules: dict, seats: int | None) -> dict:
+    """Every setting of ``rules`` resolved by the engine for ``seats`` (the stored settings as they are
+    should the engine no longer accept them)."""
+    engine = get_engine(game_name)
+    try:
+        return engine.rules_to_dict(engine.validate_rules(dict(rules or {}), seats))
+    except InvalidRules:
+        return dict(rules or {})
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """An integer that is a JSON number (no string, no boolean, no float)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON ``true`` or ``false`` only."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictChoiceField(serializers.ChoiceField):
+    """A choice whose value must have the choice's own type (``30``, not ``"30"``)."""
+
+    def to_internal_value(self, data):
+        if data is None and self.allow_null:
+            return None
+        for choice in self.choices:
+            if data == choice and type(data) is type(choice) and not isinstance(data, bool):
+                return choice
+        self.fail("invalid_choice", input=data)
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class RulesField(serializers.Field):
+    """The game's settings: a JSON object (checked by the engine, errors naming ``rules.<setting>``)."""
+
+    default_error_messages = {"invalid": "Must be an object of settings."}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            self.fail("invalid")
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
+class SeatSerializer(serializers.ModelSerializer):
+    """``{index, user|null, cpu, cpu_level, connected, left}``; ``left``: the player left mid-game and the
+    seat is played for until the game ends."""
+
+    user = UserSerializer(allow_null=True)
+    connected = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Seat
+        fields = ["index", "user", "cpu", "cpu_level", "connected", "left"]
+        read_only_fields = fields
+
+    def get_connected(self, seat) -> bool:
+        return seat.connections > 0
+
+
+class RoomSerializer(serializers.ModelSerializer):
+    """``room``: ``{code, invite_url, game, host, seats, rules (every setting resolved), turn_seconds,
+    ranked, cpu_level, cpu_speed, status, game_id, version}``."""
+
+    invite_url = serializers.SerializerMethodField()
+    game = serializers.CharField(source="game_name")
+    host = UserSerializer(allow_null=True)
+    seats = serializers.SerializerMethodField()
+    rules = serializers.SerializerMethodField()
+    game_id = serializers.IntegerField(allow_null=True)
+
+    class Meta:
+        model = Room
+        fields = ["code", "invite_url", "game", "host", "seats", "rules", "turn_seconds", "ranked",
+                  "cpu_level", "cpu_speed", "status", "game_id", "version"]
+        read_only_fields = fields
+
+    def get_invite_url(self, room) -> str:
+        return invite_url(room.code)
+
+    @extend_schema_field(SeatSerializer(many=True))
+    def get_seats(self, room):
+        seats = sorted(room.seats.all(), key=lambda s: s.index)
+        return SeatSerializer(seats, many=True).data
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_rules(self, room):
+        return resolved_rules(room.game_name, room.rules, room.seat_count)
+
+
+class RoomCreateSerializer(serializers.Serializer):
+    """Body of ``POST /api/rooms`` (and, every field optional, of ``PATCH``)."""
+
+    game = StrictChoiceField(choices=GAMES)
+    seats = StrictIntegerField(required=False)
+    rules = RulesField(required=False)
+    turn_seconds = StrictChoiceField(choices=[30, 60], allow_null=True, required=False)
+    ranked = StrictBooleanField(required=False)
+    cpu_level = StrictChoiceField(choices=list(CPU_LEVELS), required=False)
+    cpu_speed = StrictChoiceField(choices=list(CPU_SPEEDS), required=False)
+
+
+class RoomUpdateSerializer(RoomCreateSerializer):
+    """Body of ``PATCH /api/rooms/{code}``: any fields of the create body."""
+
+    game = StrictChoiceField(choices=GAMES, required=False)
+
+
+class CpuSeatSerializer(serializers.Serializer):
+    """Body of ``POST /api/rooms/{code}/cpu``: ``seat`` index, ``level`` (default the room's)."""
+
+    seat = StrictIntegerField(min_value=0)
+    level = StrictChoiceField(choices=list(CPU_LEVELS), required=False)
+
+
+class ChatPostSerializer(serializers.Serializer):
+    """Body of a chat message: exactly one of ``text`` (trimmed, 1–200), ``emoji``, ``phrase`` (an id)."""
+
+    text = serializers.CharField(required=False, trim_whitespace=True, allow_blank=True, max_length=1000)
+    emoji = serializers.CharField(required=False, trim_whitespace=False)
+    phrase = serializers.CharField(required=False, trim_whitespace=False)
+
+
+class ChatMessageSerializer(serializers.ModelSerializer):
+    """``message``: ``{id, seat, display_name, text|emoji|phrase, created_at}`` (only the key it has)."""
+
+    display_name = serializers.CharField(source="user.display_name")
+    created_at = DateTimeMsField()
+
+    class Meta:
+        model = ChatMessage
+        fields = ["id", "seat", "display_name", "text", "emoji", "phrase", "created_at"]
+        read_only_fields = fields
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        for key in ("text", "emoji", "phrase"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+
+class PhraseSerializer(serializers.Serializer):
+    """A quick phrase: ``{id, text}``."""
+
+    id = serializers.CharField()
+    text = serializers.CharField()
+
+
+class CatalogueSerializer(serializers.Serializer):
+    """``GET /api/chat/catalogue``: ``{emoji: [str], phrases: [{id, text}]}``."""
+
+    emoji = serializers.ListField(child=serializers.CharField())
+    phrases = PhraseSerializer(many=True)
+
+
+def room_data(room: Room) -> dict:
+    """The ``room`` shape of ``room`` (reads its seats; prefetch them for lists)."""
+    return RoomSerializer(room).data
+
+
+def message_data(message: ChatMessage) -> dict:
+    """The chat ``message`` shape."""
+    return ChatMessageSerializer(message).data

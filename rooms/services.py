@@ -1,0 +1,550 @@
+"""Room services: every change to a room goes through one of these (REST, WebSocket, the ranked queue).
+
+Each public service runs in a transaction and locks the room row (``select_for_update``) before reading
+its seats, so concurrent joins, leaves and starts are serialized per room. Each change increments
+``room.version`` and, after the commit, sends the new ``room`` to the group ``room-<code>``. Errors are
+:class:`config.errors.ApiError` with the API.md codes; checks run in the API.md order (404, 403, body,
+409) and a refused call changes nothing.
+
+Games are started and told about seats through :mod:`games.services` only.
+"""
+
+import logging
+import secrets
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from config.errors import ApiError
+from games import services as games_services
+from games.engine.errors import InvalidRules
+from games.engine.registry import get_engine
+from rooms import selectors
+from rooms.chat_catalogue import EMOJI, PHRASE_IDS
+from rooms.models import CODE_ALPHABET, CODE_LENGTH, ChatMessage, Room, RoomStatus, Seat
+from rooms.serializers import ChatPostSerializer, message_data, resolved_rules, room_data
+from rooms.signals import room_joined
+from rooms.throttles import chat_throttle_check
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_SEATS = 4
+RANKED_TURN_SECONDS = 60
+CHAT_TEXT_MAX = 200
+_UNSET = object()
+
+
+# ------------------------------------------------------------------------------------------- delivery
+def group_send(group: str, message: dict) -> None:
+    """Send ``message`` to channel-layer ``group``; a layer failure is logged, never raised (the database
+    is the truth and clients resync)."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group, message)
+    except Exception:  # noqa: BLE001 - delivery is best effort
+        logger.exception("group_send to %s failed", group)
+
+
+def _broadcast_room_on_commit(room_id: int) -> None:
+    def send():
+        room = selectors.rooms_with_seats().filter(pk=room_id).first()
+        if room is not None:
+            group_send(room.group, {"type": "room.update", "payload": {"type": "room", "room": room_data(room)}})
+
+    transaction.on_commit(send)
+
+
+def _changed(room: Room, *fields: str) -> None:
+    """Save ``room`` with ``version + 1`` and broadcast it after the commit."""
+    room.version += 1
+    room.save(update_fields=["version", "last_activity", *fields])
+    _broadcast_room_on_commit(room.pk)
+
+
+# -------------------------------------------------------------------------------------------- helpers
+def new_code() -> str:
+    """A random room code: 6 characters of :data:`CODE_ALPHABET`."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def _invalid(field: str, message: str) -> ApiError:
+    return ApiError("invalid", f"{field}: {message}", 400, fields={field: [message]})
+
+
+def _check_rules(game_name: str, rules: dict, seats: int) -> None:
+    """Validate ``rules`` for ``seats`` with the engine; 400 ``invalid`` naming ``rules.<setting>``,
+    ``rules`` or ``seats``."""
+    engine = get_engine(game_name)
+    try:
+        engine.validate_rules(dict(rules), seats)
+    except InvalidRules as exc:
+        field = exc.field if exc.field in ("seats", "rules") else f"rules.{exc.field}"
+        raise _invalid(field, exc.message) from exc
+    except (TypeError, ValueError) as exc:  # a value of an unexpected JSON type
+        raise _invalid("rules", "Invalid settings.") from exc
+
+
+def _lock(code: str) -> tuple[Room, list[Seat]]:
+    room = selectors.room_get(code=code, for_update=True)
+    _reconcile(room)
+    return room, selectors.room_seats(room)
+
+
+def _require_host(room: Room, user) -> None:
+    if room.host_id != user.pk:
+        raise ApiError("not_host", "Only the host may do that.", 403)
+
+
+def _humans(seats: list[Seat]) -> list[Seat]:
+    return [s for s in seats if s.user_id is not None]
+
+
+def _empty_seat(seat: Seat) -> None:
+    seat.user = None
+    seat.cpu = False
+    seat.cpu_level = None
+    seat.left = False
+    seat.connections = 0
+
+
+def _next_host(seats: list[Seat], after: int) -> Seat | None:
+    """The next human still playing after seat ``after`` in seat order (wrapping), or ``None``."""
+    n = len(seats)
+    for step in range(1, n + 1):
+        seat = seats[(after + step) % n]
+        if seat.user_id is not None and not seat.left:
+            return seat
+    return None
+
+
+def _reconcile(room: Room) -> None:
+    """A room still ``playing`` whose game has ended (its signal lost) is finished now (room locked)."""
+    if room.status == RoomStatus.PLAYING and room.game_id is not None:
+        status = type(room).objects.filter(pk=room.pk).values_list("game__status", flat=True).first()
+        if status is not None and status != "playing":
+            _finish(room)
+
+
+def _finish(room: Room) -> None:
+    """Move a locked ``playing`` room to ``finished``: players who left are unseated, the host passes on
+    if it left, and with no human left the room closes."""
+    seats = selectors.room_seats(room)
+    host_seat = next((s for s in seats if s.user_id == room.host_id), None)
+    for seat in seats:
+        if seat.left:
+            _empty_seat(seat)
+            seat.save()
+    if host_seat is None or host_seat.user_id is None:
+        nxt = _next_host(seats, host_seat.index if host_seat else -1)
+        room.host_id = nxt.user_id if nxt else None
+    room.status = RoomStatus.CLOSED if not _humans(seats) else RoomStatus.FINISHED
+    _changed(room, "status", "host")
+
+
+# -------------------------------------------------------------------------------------------- create
+@transaction.atomic
+def room_create(*, user, game: str, seats: int = DEFAULT_SEATS, rules: dict | None = None,
+                turn_seconds=_UNSET, ranked: bool = False, cpu_level: str = "normal",
+                cpu_speed: str = "normal") -> Room:
+    """Create a room with ``user`` as host in seat 0 and ``seats`` empty seats after it.
+
+    ``game``: ``chinchirorin``/``chinchon``; ``rules``: settings (validated by the engine for ``seats``);
+    ``turn_seconds``: None/30/60 (default None, 60 when ranked). Raises 403 ``registration_required``
+    (guest creating a ranked room), 400 ``invalid`` naming ``seats`` or ``rules.<setting>``.
+    """
+    rules = dict(rules or {})
+    if ranked and user.is_guest:
+        raise ApiError("registration_required", "Ranked rooms are for registered players.", 403)
+    _check_rules(game, rules, seats)
+    if turn_seconds is _UNSET:
+        turn_seconds = RANKED_TURN_SECONDS if ranked else None
+    for _ in range(20):
+        try:
+            with transaction.atomic():
+                room = Room.objects.create(code=new_code(), host=user, game_name=game, seat_count=seats,
+                                           rules=rules, turn_seconds=turn_seconds, ranked=ranked,
+                                           cpu_level=cpu_level, cpu_speed=cpu_speed)
+            break
+        except IntegrityError:  # the code is in use by a room not closed: draw another
+            continue
+    else:  # pragma: no cover - 31**6 codes
+        raise ApiError("server_busy", "Could not allocate a room code; try again.", 503)
+    Seat.objects.bulk_create([Seat(room=room, index=i, user=user if i == 0 else None) for i in range(seats)])
+    return room
+
+
+# -------------------------------------------------------------------------------------------- update
+@transaction.atomic
+def room_update(*, code: str, user, data: dict) -> Room:
+    """Change the room's settings (``PATCH``): any of ``game, seats, rules, turn_seconds, ranked,
+    cpu_level, cpu_speed``. ``rules`` replaces the stored settings; a new ``game`` without ``rules``
+    resets them; for Chinchón a stored ``decks`` is dropped when ``seats`` changes (it follows the seats).
+
+    Raises 404, 403 ``not_host``, 409 ``already_started`` (while playing), 400 ``invalid`` naming
+    ``seats``/``rules.<setting>``/``ranked`` (CPU or guest seated), 409 ``seat_taken`` (fewer seats would
+    drop an occupied one).
+    """
+    room, seats = _lock(code)
+    _require_host(room, user)
+    if room.status == RoomStatus.PLAYING:
+        raise ApiError("already_started", "The game is on; change the room after it ends.", 409)
+    game = data.get("game", room.game_name)
+    seat_count = data.get("seats", room.seat_count)
+    if "rules" in data:
+        rules = dict(data["rules"])
+    elif game != room.game_name:
+        rules = {}
+    else:
+        rules = dict(room.rules)
+        if seat_count != room.seat_count:
+            rules.pop("decks", None)
+    _check_rules(game, rules, seat_count)
+    ranked = data.get("ranked", room.ranked)
+    if ranked and any(s.cpu or (s.user is not None and s.user.is_guest) for s in seats):
+        raise _invalid("ranked", "Ranked rooms take registered players only: remove CPU and guest seats.")
+    if any(not s.is_empty for s in seats[seat_count:]):
+        raise ApiError("seat_taken", "An occupied seat would be dropped; empty it first.", 409)
+    if "turn_seconds" in data:
+        room.turn_seconds = data["turn_seconds"]
+    elif ranked and not room.ranked and room.turn_seconds is None:
+        room.turn_seconds = RANKED_TURN_SECONDS
+    Seat.objects.filter(room=room, index__gte=seat_count).delete()
+    Seat.objects.bulk_create([Seat(room=room, index=i) for i in range(room.seat_count, seat_count)])
+    room.game_name, room.seat_count, room.rules, room.ranked = game, seat_count, rules, ranked
+    room.cpu_level = data.get("cpu_level", room.cpu_level)
+    room.cpu_speed = data.get("cpu_speed", room.cpu_speed)
+    _changed(room, "game_name", "seat_count", "rules", "ranked", "turn_seconds", "cpu_level", "cpu_speed")
+    return room
+
+
+# ------------------------------------------------------------------------------------ join and leave
+@transaction.atomic
+def room_join(*, code: str, user) -> Room:
+    """Take the lowest free seat (idempotent for a seated player). A player who left mid-game gets the
+    seat back (``games.services.game_player_returned``). Sends ``room_joined`` after the commit.
+
+    Raises 404, 403 ``registration_required`` (guest, ranked room), 409 ``already_started`` (a game is
+    on and the caller has no seat in it), 409 ``room_full``.
+    """
+    room, seats = _lock(code)
+    mine = next((s for s in seats if s.user_id == user.pk), None)
+    if mine is not None:
+        if mine.left and room.status == RoomStatus.PLAYING:
+            mine.left = False
+            mine.save(update_fields=["left"])
+            _player_returned(room, user)
+            _changed(room)
+        return room
+    if room.ranked and user.is_guest:
+        raise ApiError("registration_required", "Ranked rooms are for registered players.", 403)
+    if room.status == RoomStatus.PLAYING:
+        raise ApiError("already_started", "The game is on; join when it ends.", 409)
+    free = next((s for s in seats if s.is_empty), None)
+    if free is None:
+        raise ApiError("room_full", "Every seat is taken.", 409)
+    free.user = user
+    free.save(update_fields=["user"])
+    if room.host_id is None:
+        room.host = user
+    _changed(room, "host")
+    host_id = room.host_id
+    if host_id != user.pk:
+        transaction.on_commit(lambda: room_joined.send(sender=Room, room_id=room.pk, user_id=user.pk,
+                                                       host_id=host_id))
+    return room
+
+
+def _player_returned(room: Room, user) -> None:
+    try:
+        games_services.game_player_returned(game_id=room.game_id, user=user)
+    except ApiError:  # the game ended meanwhile
+        logger.info("player_returned ignored for game %s", room.game_id)
+
+
+@transaction.atomic
+def room_leave(*, code: str, user) -> Room:
+    """Leave the room. Before a game (or after one) the seat is freed; during a game the player keeps the
+    seat, which is played for (``games.services.game_player_left``; not a resignation) until the game
+    ends. A leaving host passes the role to the next human in seat order. With no human seated and no
+    game playing the room closes.
+
+    Raises 404, 403 ``not_a_player``.
+    """
+    room, seats = _lock(code)
+    mine = next((s for s in seats if s.user_id == user.pk), None)
+    if mine is None:
+        raise ApiError("not_a_player", "You have no seat in this room.", 403)
+    if mine.left:
+        return room
+    if room.status == RoomStatus.PLAYING:
+        mine.left = True
+        mine.save(update_fields=["left"])
+        try:
+            games_services.game_player_left(game_id=room.game_id, user=user)
+        except ApiError:
+            logger.info("player_left ignored for game %s", room.game_id)
+    else:
+        _empty_seat(mine)
+        mine.save()
+    if room.host_id == user.pk:
+        nxt = _next_host(seats, mine.index)
+        if nxt is not None or room.status != RoomStatus.PLAYING:
+            room.host_id = nxt.user_id if nxt else None
+    if room.status != RoomStatus.PLAYING and not _humans(seats):
+        room.status = RoomStatus.CLOSED
+    _changed(room, "host", "status")
+    return room
+
+
+# ------------------------------------------------------------------------------------- seats (host)
+@transaction.atomic
+def room_set_cpu(*, code: str, user, seat: int, level: str | None = None) -> Room:
+    """Put a CPU at ``level`` (default the room's ``cpu_level``) in seat ``seat`` (host only; a CPU
+    already there changes level).
+
+    Raises 404, 403 ``not_host``, 400 ``invalid`` naming ``seat`` (no such seat), 409 ``cpu_not_allowed``
+    (ranked), ``already_started`` (playing), ``seat_taken`` (a human sits there).
+    """
+    room, seats = _lock(code)
+    _require_host(room, user)
+    if not 0 <= seat < len(seats):
+        raise _invalid("seat", f"Seats are 0..{len(seats) - 1}.")
+    if room.ranked:
+        raise ApiError("cpu_not_allowed", "Ranked rooms have no CPU seats.", 409)
+    if room.status == RoomStatus.PLAYING:
+        raise ApiError("already_started", "The game is on.", 409)
+    target = seats[seat]
+    if target.user_id is not None:
+        raise ApiError("seat_taken", "A player sits there.", 409)
+    target.cpu, target.cpu_level = True, level or room.cpu_level
+    target.save(update_fields=["cpu", "cpu_level"])
+    _changed(room)
+    return room
+
+
+@transaction.atomic
+def room_clear_seat(*, code: str, user, index: int) -> Room:
+    """Empty seat ``index`` (host only, not while playing): removes a CPU or a player.
+
+    Raises 404 (also for an index the room has not), 403 ``not_host``, 409 ``already_started``,
+    400 ``invalid`` naming ``seat`` for the host's own seat (the host leaves instead).
+    """
+    room, seats = _lock(code)
+    _require_host(room, user)
+    if not 0 <= index < len(seats):
+        raise ApiError("not_found", "No such seat.", 404)
+    if room.status == RoomStatus.PLAYING:
+        raise ApiError("already_started", "The game is on.", 409)
+    target = seats[index]
+    if target.user_id == user.pk:
+        raise _invalid("seat", "That is your own seat; leave the room instead.")
+    _empty_seat(target)
+    target.save()
+    _changed(room)
+    return room
+
+
+# ------------------------------------------------------------------------------------ start, rematch
+def _start_game(room: Room, seats: list[Seat]) -> None:
+    """Fill, check and start (room and seats locked)."""
+    empty = [s for s in seats if s.is_empty]
+    if room.ranked and empty:
+        raise ApiError("seats_not_filled", "Ranked games start with every seat taken.", 409)
+    if room.ranked and any(s.cpu for s in seats):
+        raise ApiError("cpu_not_allowed", "Ranked rooms have no CPU seats.", 409)
+    for seat in empty:
+        seat.cpu, seat.cpu_level = True, room.cpu_level
+        seat.save(update_fields=["cpu", "cpu_level"])
+    game = games_services.game_start(
+        game=room.game_name,
+        rules=resolved_rules(room.game_name, room.rules, room.seat_count),
+        seats=[{"user": s.user, "cpu": s.cpu, "cpu_level": s.cpu_level if s.cpu else None} for s in seats],
+        turn_seconds=room.turn_seconds, cpu_speed=room.cpu_speed, ranked=room.ranked, group=room.group,
+    )
+    room.game = game
+    room.status = RoomStatus.PLAYING
+    _changed(room, "game", "status")
+
+
+@transaction.atomic
+def room_start(*, code: str, user) -> Room:
+    """Start a game (host): unranked, empty seats get CPUs at the room's ``cpu_level``.
+
+    Raises 404, 403 ``not_host``, 409 ``already_started``, ``seats_not_filled`` (ranked with an empty
+    seat). Answers the room, ``playing``, with ``game_id``.
+    """
+    room, seats = _lock(code)
+    _require_host(room, user)
+    if room.status == RoomStatus.PLAYING:
+        raise ApiError("already_started", "The game is already on.", 409)
+    _start_game(room, seats)
+    return room
+
+
+@transaction.atomic
+def room_rematch(*, code: str, user) -> Room:
+    """A new game in a ``finished`` room (host): same seats and rules, a new seed.
+
+    Raises 404, 403 ``not_host``, 409 ``already_started`` (playing), 400 ``invalid`` (no game played
+    yet: use start), and what :func:`room_start` raises.
+    """
+    room, seats = _lock(code)
+    _require_host(room, user)
+    if room.status == RoomStatus.PLAYING:
+        raise ApiError("already_started", "The game is already on.", 409)
+    if room.status != RoomStatus.FINISHED:
+        raise ApiError("invalid", "No finished game to rematch; start one.", 400)
+    _start_game(room, seats)
+    return room
+
+
+@transaction.atomic
+def room_create_ranked_for_queue(*, game: str, seats: int, users: list) -> Room:
+    """For the ranked queue: a ranked room of ``seats`` seats for ``users`` (registered, in seat order;
+    the first hosts) with the default rules and 60 s turns, its game started.
+
+    Raises ``ValueError`` when ``len(users) != seats``, a user is a guest or appears twice, and
+    ``ApiError`` 400 for a seat count the game does not allow.
+    """
+    if len(users) != seats or len({u.pk for u in users}) != seats or any(u.is_guest for u in users):
+        raise ValueError("ranked queue rooms seat exactly `seats` distinct registered users")
+    room = room_create(user=users[0], game=game, seats=seats, ranked=True, turn_seconds=RANKED_TURN_SECONDS)
+    for i, u in enumerate(users[1:], start=1):
+        Seat.objects.filter(room=room, index=i).update(user=u)
+    room, seat_rows = _lock(room.code)
+    _start_game(room, seat_rows)
+    return room
+
+
+# ----------------------------------------------------------------------------------------- game end
+@transaction.atomic
+def room_game_ended(*, game_id: int) -> Room | None:
+    """The room whose current game ``game_id`` finished or was aborted becomes ``finished`` (closed with no
+    human left); players who left during it are unseated. Idempotent; ``None`` when no room plays it."""
+    room = Room.objects.select_for_update().filter(game_id=game_id, status=RoomStatus.PLAYING).first()
+    if room is None:
+        return None
+    _finish(room)
+    return room
+
+
+# ------------------------------------------------------------------------------------------ sockets
+@transaction.atomic
+def room_socket_opened(*, room_id: int, user) -> Seat | None:
+    """Count a socket of ``user`` in ``room_id``. Returns the user's seat, or ``None`` when the user has
+    no seat (the socket is refused). The first socket of a seat marks it connected
+    (``game_set_connected(True)`` while playing); a player who had left mid-game is back in the seat."""
+    room = Room.objects.select_for_update().filter(pk=room_id).exclude(status=RoomStatus.CLOSED).first()
+    if room is None:
+        return None
+    seat = Seat.objects.select_for_update().filter(room=room, user=user).first()
+    if seat is None:
+        return None
+    playing = room.status == RoomStatus.PLAYING and room.game_id is not None
+    if seat.left and playing:
+        seat.left = False
+        _player_returned(room, user)
+    seat.connections += 1
+    seat.save(update_fields=["connections", "left"])
+    if seat.connections == 1:
+        if playing:
+            _set_connected(room.game_id, seat.index, True)
+        _changed(room)
+    return seat
+
+
+@transaction.atomic
+def room_socket_closed(*, room_id: int, user_id: int, seat: int) -> None:
+    """Uncount a socket of ``user_id`` in seat ``seat``; the last one marks the seat disconnected
+    (``game_set_connected(False)`` while playing; the games app applies the away grace period)."""
+    room = Room.objects.select_for_update().filter(pk=room_id).first()
+    if room is None:
+        return
+    row = Seat.objects.select_for_update().filter(room=room, index=seat, user_id=user_id).first()
+    if row is None or row.connections == 0:
+        return
+    row.connections -= 1
+    row.save(update_fields=["connections"])
+    if row.connections == 0:
+        if room.status == RoomStatus.PLAYING and room.game_id is not None:
+            _set_connected(room.game_id, seat, False)
+        if room.status != RoomStatus.CLOSED:
+            _changed(room)
+
+
+def _set_connected(game_id: int, seat: int, connected: bool) -> None:
+    try:
+        games_services.game_set_connected(game_id=game_id, seat=seat, connected=connected)
+    except ApiError:
+        logger.info("set_connected ignored for game %s", game_id)
+
+
+# --------------------------------------------------------------------------------------------- chat
+def _chat_body(data) -> dict:
+    """Exactly one of ``text`` (trimmed, 1–200), ``emoji`` (of the catalogue), ``phrase`` (an id)."""
+    if not isinstance(data, dict):
+        raise ApiError("invalid", "A chat message is an object.", 400)
+    ser = ChatPostSerializer(data=data)
+    ser.is_valid(raise_exception=True)
+    given = {k: v for k, v in ser.validated_data.items() if k in ("text", "emoji", "phrase")}
+    if len(given) != 1:
+        raise ApiError("invalid", "Send exactly one of text, emoji, phrase.", 400,
+                       fields={"non_field_errors": ["Send exactly one of text, emoji, phrase."]})
+    key, value = next(iter(given.items()))
+    if key == "text" and not 1 <= len(value) <= CHAT_TEXT_MAX:
+        raise _invalid("text", f"Between 1 and {CHAT_TEXT_MAX} characters after trimming.")
+    if key == "emoji" and value not in EMOJI:
+        raise _invalid("emoji", "Not in the catalogue.")
+    if key == "phrase" and value not in PHRASE_IDS:
+        raise _invalid("phrase", "Not in the catalogue.")
+    return {key: value}
+
+
+def _chat_seat(room: Room, user) -> Seat:
+    """The caller's seat for chat; raises 403 ``banned``, ``not_a_player`` (no seat, or left)."""
+    if not user.is_active:
+        raise ApiError("banned", "This account is banned.", 403)
+    seat = Seat.objects.filter(room=room, user=user, left=False).first()
+    if seat is None:
+        raise ApiError("not_a_player", "Only players seated in the room may chat.", 403)
+    return seat
+
+
+def chat_list(*, code: str, user, before: int | None = None) -> list[ChatMessage]:
+    """The room's last 50 messages (before message id ``before``), oldest first; seated players only.
+    Raises 404, 403 ``banned``/``not_a_player``."""
+    room = selectors.room_get(code=code)
+    _chat_seat(room, user)
+    return selectors.chat_messages(room=room, before=before)
+
+
+@transaction.atomic
+def chat_post(*, code: str, user, data) -> ChatMessage:
+    """Post a chat message (REST and WebSocket alike) and send it to ``room-<code>`` after the commit.
+
+    Raises 404, 403 ``banned``/``not_a_player``/``muted``, 400 ``invalid`` (not exactly one field, text
+    not 1–200 after trimming, emoji or phrase not in the catalogue), 429 ``throttled`` (DRF ``Throttled``;
+    5 per 10 s per user by default).
+    """
+    room = selectors.room_get(code=code)
+    seat = _chat_seat(room, user)
+    if user.is_muted:
+        raise ApiError("muted", "You are muted.", 403)
+    body = _chat_body(data)
+    chat_throttle_check(user)
+    message = ChatMessage.objects.create(room=room, user=user, seat=seat.index, **body)
+    Room.objects.filter(pk=room.pk).update(last_activity=timezone.now())
+    payload = {"type": "chat", "message": message_data(message)}
+    transaction.on_commit(lambda: group_send(room.group, {"type": "room.chat", "payload": payload}))
+    return message
+
+
+# ---------------------------------------------------------------------------------------- idle rooms
+def rooms_close_idle(*, now=None) -> int:
+    """Close every room not playing and idle for 24 h (their codes may then be reused). Returns how many."""
+    return Room.objects.exclude(status=RoomStatus.CLOSED).filter(selectors.idle_filter(now)).update(
+        status=RoomStatus.CLOSED)

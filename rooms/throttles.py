@@ -1,0 +1,66 @@
+"""The chat throttle: ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["chat"]`` (default ``5/10s``) per user.
+
+DRF's own rate parser only knows ``n/<unit>``; :class:`ChatThrottle` also reads a multiplied period such
+as ``5/10s`` or ``20/2m``. The chat service calls :func:`chat_throttle_check` for REST and WebSocket
+messages alike, after the permission checks, so refused requests do not count.
+"""
+
+import re
+
+from rest_framework import exceptions
+from rest_framework.settings import api_settings
+from rest_framework.throttling import SimpleRateThrottle
+
+_UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
+_RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([a-z]+)\s*$")
+
+
+def parse_rate(rate: str | None) -> tuple[int | None, int | None]:
+    """``"5/10s"`` -> ``(5, 10)`` (requests, seconds); ``"30/min"`` -> ``(30, 60)``; ``None`` -> no limit.
+
+    Raises ``ValueError`` for a rate it cannot read.
+    """
+    if rate is None:
+        return (None, None)
+    match = _RATE.match(rate.lower())
+    if not match:
+        raise ValueError(f"bad throttle rate {rate!r}")
+    num, mult, unit = match.groups()
+    if unit not in _UNITS and unit[0] in _UNITS:
+        unit = unit[0]
+    if unit not in _UNITS:
+        raise ValueError(f"bad throttle rate {rate!r}")
+    return int(num), int(mult or 1) * _UNITS[unit]
+
+
+class ChatThrottle(SimpleRateThrottle):
+    """At most ``n`` chat messages per ``period`` seconds per user (rate read on each instantiation)."""
+
+    scope = "chat"
+
+    def get_rate(self):
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def parse_rate(self, rate):
+        return parse_rate(rate)
+
+    def get_cache_key(self, request, view):
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": user.pk}
+
+
+class _UserOnly:
+    def __init__(self, user):
+        self.user = user
+
+
+def chat_throttle_check(user) -> None:
+    """Count one chat message by ``user``; raises DRF ``Throttled`` (429 ``throttled``, ``Retry-After``
+    in whole seconds) when the user already sent the allowed number in the period."""
+    throttle = ChatThrottle()
+    if not throttle.allow_request(_UserOnly(user), None):
+        wait = throttle.wait()
+        raise exceptions.Throttled(wait=max(1, int(wait + 0.999)) if wait is not None else None,
+                                   detail="Too many chat messages; wait a moment.")
