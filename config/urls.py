@@ -14,6 +14,7 @@ urlpatterns = [
     path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
     path("api-auth/", include("rest_framework.urls")),
     path("api/", include("accounts.urls")),
+    path("api/", include("rooms.urls")),
     path("api/games/", include("games.urls")),
 ]
 
