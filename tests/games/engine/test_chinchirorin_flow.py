@@ -10,6 +10,7 @@ import pytest
 from games.engine import chinchirorin as C
 from games.engine.errors import IllegalAction, InvalidAction, NotYourTurn
 
+
 class ScriptedRng:
     """An rng whose dice are given in advance, in the order the engine asks for them.
 
