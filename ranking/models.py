@@ -23,3 +23,180 @@ class Rating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.game} {self.rating}"
+
+
+GAME_CHOICES = Rating.GAME_CHOICES
+
+
+class Friendship(models.Model):
+    """Two users who are friends, stored once: ``user_low.id < user_high.id``.
+
+    ``source``: ``invite`` (one joined a room of the other's by its code) or ``request`` (an accepted
+    friend request). Removing a friend deletes the row. Guests may have friends (see services).
+    """
+
+    class Source(models.TextChoices):
+        INVITE = "invite", "Invite"
+        REQUEST = "request", "Request"
+
+    user_low = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    user_high = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    source = models.CharField(max_length=8, choices=Source.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user_low", "user_high"], name="friendship_unique_pair"),
+            models.CheckConstraint(condition=models.Q(user_low__lt=models.F("user_high")),
+                                   name="friendship_ordered_pair"),
+        ]
+        indexes = [models.Index(fields=["user_high"], name="friendship_user_high")]
+
+    def __str__(self) -> str:
+        return f"{self.user_low_id} <-> {self.user_high_id} ({self.source})"
+
+
+class FriendRequest(models.Model):
+    """A pending friend request from ``from_user`` to ``to_user``; accepted it becomes a
+    :class:`Friendship` and is deleted, declined or cancelled it is deleted."""
+
+    from_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                  related_name="friend_requests_sent")
+    to_user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="friend_requests_received")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["from_user", "to_user"], name="friendrequest_unique_pair"),
+            models.CheckConstraint(condition=~models.Q(from_user=models.F("to_user")),
+                                   name="friendrequest_not_self"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.from_user_id} -> {self.to_user_id}"
+
+
+class QueueEntry(models.Model):
+    """A user's place in the ranked queue among friends (one entry per user at most).
+
+    ``status``: ``waiting`` until matched (then ``matched`` with ``room_code``). A waiting entry past
+    ``expires_at`` is expired: never matched, shown as ``expired``, deleted by the cleanup task.
+    """
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", "Waiting"
+        MATCHED = "matched", "Matched"
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_entry")
+    game = models.CharField(max_length=16, choices=GAME_CHOICES)
+    seats = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.WAITING)
+    room_code = models.CharField(max_length=8, blank=True, default="")
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    matched_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name_plural = "queue entries"
+        indexes = [models.Index(fields=["game", "seats", "status"], name="queue_game_seats_status")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.game}/{self.seats} {self.status}"
+
+
+class RatingChange(models.Model):
+    """The rating change of one player from one rated game: applied exactly once (``unique(game, user)``).
+
+    ``before``/``after``/``change`` in rating points (``after = before + change``); ``k``: the K used;
+    ``place``: the seat's place in the final standing; ``game_name``: the game's engine name.
+    """
+
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes")
+    game_name = models.CharField(max_length=16, choices=GAME_CHOICES)
+    seat = models.PositiveSmallIntegerField()
+    place = models.PositiveSmallIntegerField()
+    before = models.IntegerField()
+    after = models.IntegerField()
+    change = models.IntegerField()
+    k = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [models.UniqueConstraint(fields=["game", "user"], name="ratingchange_unique_game_user")]
+        indexes = [models.Index(fields=["user", "game_name", "id"], name="ratingchange_user_game")]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} user {self.user_id}: {self.before} -> {self.after} ({self.change:+d})"
+
+
+class GameRecord(models.Model):
+    """One human seat's statistics from one finished (not aborted) game; written once (``unique(game,
+    user)``) by the same task that rates the game.
+
+    ``outcome``: ``win`` (sole first place), ``draw`` (a shared first place) or ``loss``. ``rated``: the
+    game was rated. ``xp``: experience earned (DESIGN.md / seed 003: 26 a game, 43 a win, 3 a hand
+    finished, 1 a card discarded; 0 for a resigned or played-for seat unless it was eliminated). The
+    counters come from the game's log: chinchirorin hands rolled (``pinzoro``, ``arashi``, ``shigoro``,
+    ``hifumi``), chinchón closes (``minus_ten``: all seven melded, seven-runs with a wild included;
+    ``chinchon``: a seven-run without a wild that won the game), ``hands_finished``, ``cards_discarded``.
+    """
+
+    class Outcome(models.TextChoices):
+        WIN = "win", "Win"
+        DRAW = "draw", "Draw"
+        LOSS = "loss", "Loss"
+
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="game_records")
+    game_name = models.CharField(max_length=16, choices=GAME_CHOICES)
+    seat = models.PositiveSmallIntegerField()
+    place = models.PositiveSmallIntegerField()
+    seats = models.PositiveSmallIntegerField()
+    outcome = models.CharField(max_length=4, choices=Outcome.choices)
+    ranked = models.BooleanField(default=False)
+    rated = models.BooleanField(default=False)
+    resigned = models.BooleanField(default=False)
+    played_for = models.BooleanField(default=False)
+    eliminated = models.BooleanField(default=False)
+    xp = models.PositiveIntegerField(default=0)
+    hands_finished = models.PositiveIntegerField(default=0)
+    cards_discarded = models.PositiveIntegerField(default=0)
+    pinzoro = models.PositiveIntegerField(default=0)
+    arashi = models.PositiveIntegerField(default=0)
+    shigoro = models.PositiveIntegerField(default=0)
+    hifumi = models.PositiveIntegerField(default=0)
+    minus_ten = models.PositiveIntegerField(default=0)
+    chinchon = models.PositiveIntegerField(default=0)
+    finished_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [models.UniqueConstraint(fields=["game", "user"], name="gamerecord_unique_game_user")]
+        indexes = [models.Index(fields=["user", "game_name"], name="gamerecord_user_game")]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} user {self.user_id}: {self.outcome} (+{self.xp} XP)"
+
+
+class AchievementAward(models.Model):
+    """An achievement of the catalogue (:mod:`ranking.achievements`) awarded to a user, once
+    (``unique(user, achievement)``); ``game``/``seat``: where it was earned."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="achievements")
+    achievement = models.CharField(max_length=32)
+    game = models.ForeignKey("games.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    awarded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["awarded_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["user", "achievement"], name="award_unique_user_achievement")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.achievement}"
