@@ -16,6 +16,7 @@ urlpatterns = [
     path("api/", include("accounts.urls")),
     path("api/", include("rooms.urls")),
     path("api/games/", include("games.urls")),
+    path("api/", include("ranking.urls")),
 ]
 
 handler400 = "config.errors.handler400"

@@ -1,0 +1,145 @@
+"""The ranking API (API.md "Ratings and people"): one API class per resource, thin over services and
+selectors.
+
+- ``GET /api/friends`` -> ``{friends: [{player, since, source}], incoming: [{player, at}], outgoing: [...]}``
+- ``POST /api/friends {user_id}`` -> 201 ``{status: "requested"|"friends", player}`` when something
+  changed (a request sent, or one from that user accepted), 200 when already so; 400 ``invalid`` for
+  oneself, 404 ``not_found`` for an unknown user.
+- ``DELETE /api/friends {user_id}`` (or ``?user_id=``) -> 204: removes the friend, cancels the caller's
+  request or declines theirs; idempotent.
+- ``GET /api/queue`` -> ``{status, game, seats, room, queued_at, expires_at}``.
+- ``POST /api/queue {game, seats}`` -> 201 the same (``waiting``, or ``matched`` with ``room``); guests
+  403 ``registration_required``.
+- ``DELETE /api/queue`` -> 204.
+- ``GET /api/leaderboard?game=&scope=all|friends&page=`` -> ``{count, next, previous, results: [{rank,
+  player, rating, games}]}``.
+- ``GET /api/users/{id}/stats``, ``GET /api/users/{id}/achievements``.
+"""
+
+from django.contrib.auth import get_user_model
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.errors import ApiError
+from ranking import selectors, services
+from ranking.serializers import (
+    AwardSerializer,
+    FriendAnswerSerializer,
+    FriendsSerializer,
+    FriendTargetSerializer,
+    LeaderboardQuerySerializer,
+    LeaderboardRowSerializer,
+    QueueJoinSerializer,
+    QueueStatusSerializer,
+    UserStatsSerializer,
+)
+
+
+def _target_id(request) -> int:
+    """``user_id`` from the body, or from the query string (some clients send no body with DELETE)."""
+    data = request.data if isinstance(request.data, dict) and request.data else request.query_params
+    ser = FriendTargetSerializer(data={"user_id": data.get("user_id")})
+    ser.is_valid(raise_exception=True)
+    return ser.validated_data["user_id"]
+
+
+class FriendsApi(APIView):
+    """Friends and friend requests of the caller (guests included)."""
+
+    @extend_schema(responses={200: FriendsSerializer}, operation_id="friends_list")
+    def get(self, request):
+        return Response(FriendsSerializer(selectors.friends_for_user(request.user)).data)
+
+    @extend_schema(request=FriendTargetSerializer, responses={200: FriendAnswerSerializer, 201: FriendAnswerSerializer},
+                   operation_id="friends_add")
+    def post(self, request):
+        ser = FriendTargetSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        result, changed = services.friend_request_send(user=request.user, to_user_id=ser.validated_data["user_id"])
+        other = get_user_model().objects.get(id=ser.validated_data["user_id"])
+        body = {"status": result, "player": selectors.player_of(other)}
+        return Response(FriendAnswerSerializer(body).data, status=status.HTTP_201_CREATED if changed else 200)
+
+    @extend_schema(request=FriendTargetSerializer, responses={204: None}, operation_id="friends_remove",
+                   parameters=[OpenApiParameter("user_id", OpenApiTypes.INT, required=False,
+                                                description="Instead of the body.")])
+    def delete(self, request):
+        services.friend_remove(user=request.user, other_user_id=_target_id(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class QueueApi(APIView):
+    """The ranked queue among friends: join, look, leave."""
+
+    @extend_schema(responses={200: QueueStatusSerializer}, operation_id="queue_status")
+    def get(self, request):
+        return Response(QueueStatusSerializer(selectors.queue_status(request.user)).data)
+
+    @extend_schema(request=QueueJoinSerializer, responses={201: QueueStatusSerializer}, operation_id="queue_join")
+    def post(self, request):
+        if getattr(request.user, "is_guest", False):
+            raise ApiError("registration_required", "Ranked play needs a registered account.", 403)
+        ser = QueueJoinSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        services.queue_join(user=request.user, **ser.validated_data)
+        return Response(QueueStatusSerializer(selectors.queue_status(request.user)).data,
+                        status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={204: None}, operation_id="queue_leave")
+    def delete(self, request):
+        services.queue_leave(user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class LeaderboardPagination(PageNumberPagination):
+    """50 rows a page; ``page_size`` up to 100."""
+
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+class LeaderboardApi(APIView):
+    """Players with at least one rated game of ``game``, best rating first; ``scope=friends``: the caller
+    and its friends."""
+
+    pagination_class = LeaderboardPagination
+
+    @extend_schema(parameters=[LeaderboardQuerySerializer,
+                               OpenApiParameter("page", OpenApiTypes.INT, required=False),
+                               OpenApiParameter("page_size", OpenApiTypes.INT, required=False)],
+                   responses={200: LeaderboardRowSerializer(many=True)}, operation_id="leaderboard")
+    def get(self, request):
+        q = LeaderboardQuerySerializer(data=request.query_params)
+        q.is_valid(raise_exception=True)
+        qs = selectors.leaderboard(user=request.user, **q.validated_data)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(qs, request, view=self)
+        return paginator.get_paginated_response(LeaderboardRowSerializer(page, many=True).data)
+
+
+def _user_or_404(user_id: int):
+    user = get_user_model().objects.filter(id=user_id).first()
+    if user is None:
+        raise ApiError("not_found", "No such user.", 404)
+    return user
+
+
+class UserStatsApi(APIView):
+    """A player's games, wins, draws, losses, per-game counts, rating history, XP and level."""
+
+    @extend_schema(responses={200: UserStatsSerializer}, operation_id="user_stats")
+    def get(self, request, user_id: int):
+        return Response(UserStatsSerializer(selectors.user_stats(_user_or_404(user_id))).data)
+
+
+class UserAchievementsApi(APIView):
+    """The achievements a player holds, in the order they were awarded."""
+
+    @extend_schema(responses={200: AwardSerializer(many=True)}, operation_id="user_achievements")
+    def get(self, request, user_id: int):
+        return Response(AwardSerializer(selectors.user_achievements(_user_or_404(user_id)), many=True).data)

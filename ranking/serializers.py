@@ -1,0 +1,175 @@
+"""Serializers of the ranking API (API.md "Ratings and people"): request bodies and answer shapes."""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from config.timefmt import DateTimeMsField
+from ranking.selectors import GAMES
+
+
+class PlayerRefSerializer(serializers.Serializer):
+    """``player``: ``{id, display_name}``."""
+
+    id = serializers.IntegerField()
+    display_name = serializers.CharField()
+
+
+# -------------------------------------------------------------------------------------------------- friends
+class FriendTargetSerializer(serializers.Serializer):
+    """Body of ``POST``/``DELETE /api/friends``: ``{user_id}``."""
+
+    user_id = serializers.IntegerField(min_value=1)
+
+
+class FriendSerializer(serializers.Serializer):
+    """A friend: ``{player, since, source}`` (``source``: ``invite`` or ``request``)."""
+
+    player = PlayerRefSerializer()
+    since = DateTimeMsField()
+    source = serializers.ChoiceField(choices=["invite", "request"])
+
+
+class FriendRequestSerializer(serializers.Serializer):
+    """A pending request: ``{player, at}`` (the other user; when it was sent)."""
+
+    player = PlayerRefSerializer()
+    at = DateTimeMsField()
+
+
+class FriendsSerializer(serializers.Serializer):
+    """``GET /api/friends``: friends, requests received (``incoming``) and sent (``outgoing``)."""
+
+    friends = FriendSerializer(many=True)
+    incoming = FriendRequestSerializer(many=True)
+    outgoing = FriendRequestSerializer(many=True)
+
+
+class FriendAnswerSerializer(serializers.Serializer):
+    """``POST /api/friends``: ``{status: "friends"|"requested", player}``."""
+
+    status = serializers.ChoiceField(choices=["friends", "requested"])
+    player = PlayerRefSerializer()
+
+
+# ---------------------------------------------------------------------------------------------------- queue
+class QueueJoinSerializer(serializers.Serializer):
+    """Body of ``POST /api/queue``: ``{game, seats}`` (seats within the game's range, default rules)."""
+
+    game = serializers.ChoiceField(choices=list(GAMES))
+    seats = serializers.IntegerField()
+
+
+class QueueStatusSerializer(serializers.Serializer):
+    """``GET``/``POST /api/queue``: ``{status, game, seats, room, queued_at, expires_at}``.
+
+    ``status``: ``none`` (not queued), ``waiting``, ``matched`` (``room`` is the room code), ``expired``.
+    """
+
+    status = serializers.ChoiceField(choices=["none", "waiting", "matched", "expired"])
+    game = serializers.CharField(allow_null=True)
+    seats = serializers.IntegerField(allow_null=True)
+    room = serializers.CharField(allow_null=True)
+    queued_at = DateTimeMsField(allow_null=True)
+    expires_at = DateTimeMsField(allow_null=True)
+
+
+# ---------------------------------------------------------------------------------------------- leaderboard
+class LeaderboardQuerySerializer(serializers.Serializer):
+    """Query of ``GET /api/leaderboard``: ``game`` (required), ``scope`` (``all`` default, or ``friends``)."""
+
+    game = serializers.ChoiceField(choices=list(GAMES))
+    scope = serializers.ChoiceField(choices=["all", "friends"], default="all", required=False)
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    """One leaderboard row: ``{rank, player, rating, games}``; tied ratings share a rank (1, 1, 3)."""
+
+    rank = serializers.IntegerField()
+    player = serializers.SerializerMethodField()
+    rating = serializers.IntegerField()
+    games = serializers.IntegerField()
+
+    @extend_schema_field(PlayerRefSerializer)
+    def get_player(self, obj) -> dict:
+        return {"id": obj.user_id, "display_name": obj.user.display_name}
+
+
+# ----------------------------------------------------------------------------------------------- stats
+class RatingHistoryRowSerializer(serializers.Serializer):
+    """One rated game: ``{game_id, at, before, after, change}`` (rating points)."""
+
+    game_id = serializers.IntegerField()
+    at = DateTimeMsField()
+    before = serializers.IntegerField()
+    after = serializers.IntegerField()
+    change = serializers.IntegerField()
+
+
+class GameCountsSerializer(serializers.Serializer):
+    """Per-game totals of a player."""
+
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    rating = serializers.IntegerField()
+    rated_games = serializers.IntegerField()
+    hands_finished = serializers.IntegerField()
+
+
+class ChinchirorinCountsSerializer(GameCountsSerializer):
+    """Chinchirorin totals, with the hands rolled."""
+
+    pinzoro = serializers.IntegerField()
+    arashi = serializers.IntegerField()
+    shigoro = serializers.IntegerField()
+    hifumi = serializers.IntegerField()
+
+
+class ChinchonCountsSerializer(GameCountsSerializer):
+    """Chinchón totals, with the closes made (``minus_ten``: menos diez; ``chinchon``) and cards discarded."""
+
+    minus_ten = serializers.IntegerField()
+    chinchon = serializers.IntegerField()
+    cards_discarded = serializers.IntegerField()
+
+
+class PerGameSerializer(serializers.Serializer):
+    chinchirorin = ChinchirorinCountsSerializer()
+    chinchon = ChinchonCountsSerializer()
+
+
+class RatingHistorySerializer(serializers.Serializer):
+    chinchirorin = RatingHistoryRowSerializer(many=True)
+    chinchon = RatingHistoryRowSerializer(many=True)
+
+
+class UserStatsSerializer(serializers.Serializer):
+    """``GET /api/users/{id}/stats`` (see :func:`ranking.selectors.user_stats`)."""
+
+    player = PlayerRefSerializer()
+    games = serializers.IntegerField()
+    wins = serializers.IntegerField()
+    draws = serializers.IntegerField()
+    losses = serializers.IntegerField()
+    xp = serializers.IntegerField()
+    level = serializers.IntegerField()
+    level_xp = serializers.IntegerField(help_text="Total XP at which the current level starts.")
+    next_level_xp = serializers.IntegerField(help_text="Total XP at which the next level starts.")
+    per_game = PerGameSerializer()
+    rating_history = RatingHistorySerializer()
+
+
+class AchievementSerializer(serializers.Serializer):
+    """A catalogue entry: ``{id, name, description}``."""
+
+    id = serializers.CharField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+
+
+class AwardSerializer(AchievementSerializer):
+    """An achievement a user holds: the entry plus ``awarded_at`` and ``game_id`` (null if unknown)."""
+
+    awarded_at = DateTimeMsField()
+    game_id = serializers.IntegerField(allow_null=True)

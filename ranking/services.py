@@ -1,0 +1,448 @@
+"""Ranking services (HackSoftware style: ``<entity>_<action>``): friends, the ranked queue among friends,
+rating a finished game, and recording its statistics, XP and achievements.
+
+Errors are :class:`config.errors.ApiError` in the API.md shape. Live messages go out after commit.
+
+**Decisions**
+- Friends are allowed for every user, guests included (a guest who registers keeps its id and so its
+  friends); ranked play (the queue, ranked rooms) requires registration.
+- Friends come from invitations (joining a room by its code makes host and joiner friends: the
+  ``rooms.signals.room_joined`` receiver) and from accepted friend requests.
+- The queue matches the caller with N-1 *waiting friends of the caller* (they need not be friends of
+  each other), closest rating to the caller's first, then longest waiting, then lowest id. Matching
+  happens when someone joins the queue; entries wait :data:`QUEUE_TTL` (10 minutes) at most.
+"""
+
+from __future__ import annotations
+
+import logging
+import zlib
+from datetime import timedelta
+
+from asgiref.sync import async_to_sync
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from config.errors import ApiError
+from ranking.models import START_RATING, FriendRequest, Friendship, QueueEntry, Rating
+from ranking.selectors import GAMES, friend_ids
+
+logger = logging.getLogger(__name__)
+
+QUEUE_TTL = timedelta(seconds=getattr(settings, "RANKING_QUEUE_TTL_SECONDS", 600))
+"""How long a queue entry waits for a match before it expires (default 10 minutes)."""
+
+QUEUE_TURN_SECONDS = 60
+"""Turn length of rooms made by the queue (API.md: default rules, 60 s turns)."""
+
+
+# ------------------------------------------------------------------------------------------- live delivery
+def user_group(user_id: int) -> str:
+    """The channel-layer group of one user's sockets: ``user-<id>`` (the rooms consumer joins it)."""
+    return f"user-{user_id}"
+
+
+def channel_send(group: str, message: dict) -> None:
+    """``group_send`` through the default channel layer; a layer failure is logged, never raised (the
+    database is the truth: clients resync)."""
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group, message)
+    except Exception:  # noqa: BLE001 - live delivery is best effort
+        logger.exception("channel layer send to %s failed", group)
+
+
+def send_on_commit(group: str, message: dict) -> None:
+    """:func:`channel_send` once the current transaction commits (at once outside a transaction)."""
+    transaction.on_commit(lambda: channel_send(group, message))
+
+
+# -------------------------------------------------------------------------------------------------- friends
+def _lock_users(*user_ids: int) -> list:
+    """Lock the users' rows in id order (serialises friend changes between the same two users)."""
+    return list(get_user_model().objects.select_for_update().filter(id__in=set(user_ids)).order_by("id"))
+
+
+@transaction.atomic
+def friendship_make(*, user_a_id: int, user_b_id: int, source: str) -> bool:
+    """Make two users friends (idempotent) and drop any pending request between them.
+
+    ``source``: ``Friendship.Source`` value. Returns True when the friendship is new. Same user twice:
+    nothing happens (False).
+    """
+    if user_a_id == user_b_id:
+        return False
+    low, high = sorted((user_a_id, user_b_id))
+    _lock_users(low, high)
+    FriendRequest.objects.filter(
+        Q(from_user_id=low, to_user_id=high) | Q(from_user_id=high, to_user_id=low)
+    ).delete()
+    _, created = Friendship.objects.get_or_create(user_low_id=low, user_high_id=high,
+                                                  defaults={"source": source})
+    return created
+
+
+def _target_user(user_id: int):
+    target = get_user_model().objects.filter(id=user_id, is_active=True).first()
+    if target is None:
+        raise ApiError("not_found", "No such user.", 404)
+    return target
+
+
+@transaction.atomic
+def friend_request_send(*, user, to_user_id: int) -> tuple[str, bool]:
+    """``POST /api/friends``: ask ``to_user_id`` to be a friend, or accept its request to the caller.
+
+    Returns ``(status, changed)``: ``("friends", True)`` when a request the other way was accepted,
+    ``("friends", False)`` when already friends, ``("requested", True|False)`` for a new or an already
+    pending request. Raises 400 ``invalid`` (``user_id``: oneself), 404 ``not_found`` (no such active user).
+    """
+    if to_user_id == user.id:
+        raise ApiError("invalid", "user_id: you cannot befriend yourself.", 400,
+                       fields={"user_id": ["You cannot befriend yourself."]})
+    target = _target_user(to_user_id)
+    low, high = sorted((user.id, target.id))
+    _lock_users(low, high)
+    if Friendship.objects.filter(user_low_id=low, user_high_id=high).exists():
+        return "friends", False
+    if FriendRequest.objects.filter(from_user_id=target.id, to_user_id=user.id).exists():
+        friendship_make(user_a_id=user.id, user_b_id=target.id, source=Friendship.Source.REQUEST)
+        return "friends", True
+    _, created = FriendRequest.objects.get_or_create(from_user_id=user.id, to_user_id=target.id)
+    return "requested", created
+
+
+@transaction.atomic
+def friend_remove(*, user, other_user_id: int) -> bool:
+    """``DELETE /api/friends``: remove a friend, cancel the caller's request or decline the other's.
+
+    Idempotent; returns True when anything was deleted.
+    """
+    low, high = sorted((user.id, other_user_id))
+    n1, _ = Friendship.objects.filter(user_low_id=low, user_high_id=high).delete()
+    n2, _ = FriendRequest.objects.filter(
+        Q(from_user_id=user.id, to_user_id=other_user_id) | Q(from_user_id=other_user_id, to_user_id=user.id)
+    ).delete()
+    return bool(n1 or n2)
+
+
+def on_room_joined(*, room_id=None, user_id=None, host_id=None) -> None:
+    """``rooms.signals.room_joined`` handler: joining a room by its code makes joiner and host friends.
+
+    Never raises (a failure is logged): the join has already committed.
+    """
+    if not user_id or not host_id or user_id == host_id:
+        return
+    try:
+        friendship_make(user_a_id=int(user_id), user_b_id=int(host_id), source=Friendship.Source.INVITE)
+    except Exception:  # noqa: BLE001 - a signal receiver must not break the rooms flow
+        logger.exception("friendship from room %s join failed", room_id)
+
+
+# ---------------------------------------------------------------------------------------------------- queue
+def _queue_lock(game: str) -> None:
+    """Serialise queue matching of one game: a transaction-scoped advisory lock on PostgreSQL (two
+    friends joining at once would otherwise both miss each other). SQLite serialises writers itself."""
+    if connection.vendor == "postgresql":
+        key = zlib.crc32(f"ranking.queue:{game}".encode())
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+def _ratings(game: str, user_ids) -> dict[int, int]:
+    out = {uid: START_RATING for uid in user_ids}
+    for uid, rating in Rating.objects.filter(game=game, user_id__in=list(user_ids)).values_list("user_id", "rating"):
+        out[uid] = rating
+    return out
+
+
+def seat_range(game: str) -> tuple[int, int]:
+    """The seat counts a queue room of ``game`` may have with the default rules (engine's SEAT_RANGE)."""
+    try:
+        from games.engine.registry import get_engine
+
+        return tuple(get_engine(game).SEAT_RANGE({}))  # type: ignore[return-value]
+    except Exception:  # noqa: BLE001 - engine not there yet: the rules files' ranges
+        return (2, 8) if game == "chinchirorin" else (2, 4)
+
+
+@transaction.atomic
+def queue_join(*, user, game: str, seats: int) -> QueueEntry:
+    """``POST /api/queue``: put the caller in the ranked queue for ``game`` with ``seats`` seats.
+
+    Replaces any earlier entry of the caller. If at least ``seats - 1`` friends of the caller are waiting
+    for the same game and seat count, the closest in rating to the caller (then the longest waiting) are
+    matched with it at once: a ranked room is made by ``rooms.services.room_create_ranked_for_queue``,
+    every entry becomes ``matched`` with the room code, and each player's sockets get (after commit)
+    ``{"type": "queue.matched", "payload": {"type": "queue", "status": "matched", "room": code}}`` on the
+    group :func:`user_group`. Raises 403 ``registration_required`` for a guest; 400 ``invalid`` naming
+    ``game``/``seats``.
+    """
+    if getattr(user, "is_guest", False):
+        raise ApiError("registration_required", "Ranked play needs a registered account.", 403)
+    if game not in GAMES:
+        raise ApiError("invalid", f"game: must be one of {', '.join(GAMES)}.", 400,
+                       fields={"game": [f"Must be one of {', '.join(GAMES)}."]})
+    lo, hi = seat_range(game)
+    if isinstance(seats, bool) or not isinstance(seats, int) or not lo <= seats <= hi:
+        raise ApiError("invalid", f"seats: must be an integer {lo}..{hi}.", 400,
+                       fields={"seats": [f"Must be an integer {lo}..{hi}."]})
+    _queue_lock(game)
+    now = timezone.now()
+    entry, _ = QueueEntry.objects.update_or_create(
+        user=user,
+        defaults={"game": game, "seats": seats, "status": QueueEntry.Status.WAITING, "room_code": "",
+                  "created_at": now, "expires_at": now + QUEUE_TTL, "matched_at": None},
+    )
+    _queue_try_match(entry, now=now)
+    return entry
+
+
+def _queue_try_match(entry: QueueEntry, *, now) -> None:
+    friends = friend_ids(entry.user_id)
+    if not friends:
+        return
+    candidates = list(
+        QueueEntry.objects.select_for_update()
+        .filter(game=entry.game, seats=entry.seats, status=QueueEntry.Status.WAITING, expires_at__gt=now,
+                user_id__in=friends, user__is_active=True, user__is_guest=False)
+        .exclude(user_id=entry.user_id)
+        .select_related("user")
+    )
+    if len(candidates) < entry.seats - 1:
+        return
+    ratings = _ratings(entry.game, [entry.user_id] + [c.user_id for c in candidates])
+    mine = ratings[entry.user_id]
+    candidates.sort(key=lambda c: (abs(ratings[c.user_id] - mine), c.created_at, c.user_id))
+    chosen = candidates[: entry.seats - 1]
+    from rooms.services import room_create_ranked_for_queue
+
+    users = [entry.user] + [c.user for c in chosen]
+    room = room_create_ranked_for_queue(game=entry.game, seats=entry.seats, users=users)
+    ids = [u.id for u in users]
+    QueueEntry.objects.filter(user_id__in=ids).update(status=QueueEntry.Status.MATCHED, room_code=room.code,
+                                                       matched_at=now)
+    entry.status, entry.room_code, entry.matched_at = QueueEntry.Status.MATCHED, room.code, now
+    payload = {"type": "queue", "status": "matched", "room": room.code}
+    for uid in ids:
+        send_on_commit(user_group(uid), {"type": "queue.matched", "payload": payload})
+
+
+@transaction.atomic
+def queue_leave(*, user) -> bool:
+    """``DELETE /api/queue``: leave the queue (a matched entry is forgotten too). Idempotent; True when an
+    entry was deleted."""
+    n, _ = QueueEntry.objects.filter(user=user).delete()
+    return bool(n)
+
+
+def queue_expire(*, now=None) -> int:
+    """Delete waiting entries past ``expires_at`` and matched entries older than a day; returns how many.
+    (Expiry is also applied lazily: an expired entry is never matched and reads as ``expired``.)"""
+    now = now or timezone.now()
+    n, _ = QueueEntry.objects.filter(
+        Q(status=QueueEntry.Status.WAITING, expires_at__lte=now)
+        | Q(status=QueueEntry.Status.MATCHED, matched_at__lte=now - timedelta(days=1))
+    ).delete()
+    return n
+
+
+# -------------------------------------------------------------------------------------- rating a game
+def _standing_places(game) -> dict[int, int]:
+    """``{seat: place}`` from a finished game's ``result.standing`` (malformed rows are skipped)."""
+    out: dict[int, int] = {}
+    result = game.result if isinstance(game.result, dict) else {}
+    for row in result.get("standing") or []:
+        try:
+            seat, place = int(row["seat"]), int(row["place"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        if place >= 1:
+            out[seat] = place
+    return out
+
+
+def _human_seats(game) -> dict[int, int]:
+    """``{seat: user_id}`` of the game's human seats (a user, not a CPU), one seat per user."""
+    from games.models import GamePlayer
+
+    out: dict[int, int] = {}
+    seen: set[int] = set()
+    for seat, user_id in (
+        GamePlayer.objects.filter(game=game, cpu=False, user__isnull=False).order_by("seat").values_list("seat", "user_id")
+    ):
+        if user_id not in seen:
+            out[seat] = user_id
+            seen.add(user_id)
+    return out
+
+
+def _human_acted(game) -> bool:
+    from games.models import GameAction
+
+    return bool(getattr(game, "human_acted", False)) or GameAction.objects.filter(game=game, by="player").exists()
+
+
+def game_is_rated(game) -> bool:
+    """Whether a game is to be rated (DESIGN.md "Ratings"): finished, ranked, not aborted, at least one
+    action by a human player (timeouts, away and CPU moves do not count), and at least two human seats
+    in its final standing. Resigned and played-for seats are rated as their players."""
+    from games.models import Game
+
+    if game is None or game.status != Game.FINISHED or not game.ranked:
+        return False
+    result = game.result if isinstance(game.result, dict) else {}
+    if result.get("reason") == "aborted":
+        return False
+    places = _standing_places(game)
+    humans = [s for s in _human_seats(game) if s in places]
+    return len(humans) >= 2 and _human_acted(game)
+
+
+@transaction.atomic
+def game_rate(*, game_id: int) -> list:
+    """Rate a finished ranked game once; returns its ``RatingChange`` rows (``[]`` when not rated).
+
+    Lock contract: the players' ``Rating`` rows (created at 1500/0 if missing) are locked with
+    ``select_for_update`` in user-id order, then the game is checked for existing changes *under the lock*,
+    so a task run twice, or two runs at once, rate it exactly once (``unique(game, user)`` backs this);
+    two games sharing a player are applied one after the other, each reading the other's result.
+    Ratings and K (by each player's rated-game count) are read under that lock, before any update from
+    this game; see :mod:`ranking.elo`.
+    """
+    from games.models import Game
+    from ranking import elo
+    from ranking.models import RatingChange
+
+    game = Game.objects.filter(pk=game_id).first()
+    if not game_is_rated(game):
+        return []
+    existing = list(RatingChange.objects.filter(game=game).order_by("seat"))
+    if existing:
+        return existing
+    places = _standing_places(game)
+    seats = {s: u for s, u in _human_seats(game).items() if s in places}
+    user_ids = sorted(seats.values())
+    Rating.objects.bulk_create([Rating(user_id=u, game=game.game) for u in user_ids], ignore_conflicts=True)
+    rows = {r.user_id: r for r in Rating.objects.select_for_update().filter(game=game.game, user_id__in=user_ids)
+            .order_by("user_id")}
+    existing = list(RatingChange.objects.filter(game=game).order_by("seat"))
+    if existing:  # another run rated it while we waited for the lock
+        return existing
+    order = sorted(seats)
+    inputs = [elo.SeatInput(rating=rows[seats[s]].rating, games=rows[seats[s]].games, place=places[s]) for s in order]
+    changes = elo.rating_changes(inputs)
+    out = []
+    for s, inp, delta in zip(order, inputs, changes, strict=True):
+        row = rows[seats[s]]
+        row.rating = inp.rating + delta
+        row.games = inp.games + 1
+        row.save(update_fields=["rating", "games", "updated_at"])
+        out.append(RatingChange(game=game, user_id=row.user_id, game_name=game.game, seat=s, place=places[s],
+                                before=inp.rating, after=row.rating, change=delta, k=elo.k_factor(inp.games + 1)))
+    RatingChange.objects.bulk_create(out)
+    return out
+
+
+# ------------------------------------------------------------------- statistics, XP and achievements
+def _game_events(game) -> list[dict]:
+    from games.models import GameAction
+
+    out: list[dict] = []
+    for events in GameAction.objects.filter(game=game).order_by("seq").values_list("events", flat=True):
+        if isinstance(events, list):
+            out.extend(e for e in events if isinstance(e, dict))
+    return out
+
+
+@transaction.atomic
+def game_record(*, game_id: int) -> list:
+    """Record a finished (not aborted) game's statistics for each human seat (``GameRecord``, once per
+    game and user), its XP, and the achievements it earned (``AchievementAward``, once per user), each
+    new award announced after commit to the game's room group (``game.group``) as ``{"type":
+    "room.achievement", "payload": {"type": "achievement", "seat": n, "achievement": {id, name,
+    description}}}``. Run :func:`game_rate` first (rating achievements read its result). Idempotent:
+    returns the records created by this call.
+    """
+    from games.models import Game, GamePlayer
+    from ranking import achievements, gamelog
+    from ranking.models import AchievementAward, GameRecord, RatingChange
+
+    game = Game.objects.filter(pk=game_id).first()
+    if game is None or game.status != Game.FINISHED:
+        return []
+    result = game.result if isinstance(game.result, dict) else {}
+    if result.get("reason") == "aborted":
+        return []
+    places = _standing_places(game)
+    players = {p.seat: p for p in GamePlayer.objects.filter(game=game, cpu=False, user__isnull=False)}
+    humans = {s: u for s, u in _human_seats(game).items() if s in places}
+    if not humans:
+        return []
+    done = set(GameRecord.objects.filter(game=game).values_list("user_id", flat=True))
+    if done >= set(humans.values()):
+        return []
+    n_seats = max(len(places), max(places) + 1 if places else 0)
+    final = {}
+    for row in result.get("standing") or []:
+        if isinstance(row, dict) and "seat" in row:
+            final[row.get("seat")] = row.get("points", row.get("score"))
+    facts = gamelog.seat_facts(game.game, n_seats, _game_events(game), result.get("standing"))
+    firsts = [s for s, p in places.items() if p == 1]
+    rated = {c.user_id: c for c in RatingChange.objects.filter(game=game)}
+    finished_at = game.finished_at or timezone.now()
+    starting = (game.rules or {}).get("starting_points") if isinstance(game.rules, dict) else None
+    created = []
+    for seat, user_id in sorted(humans.items()):
+        f = facts.get(seat) or gamelog.SeatFacts()
+        won = places[seat] == 1 and len(firsts) == 1
+        outcome = "win" if won else ("draw" if places[seat] == 1 else "loss")
+        played_for = bool(getattr(players.get(seat), "played_for", False))
+        xp = achievements.xp_for(won=won, hands_finished=f.hands_finished, cards_discarded=f.cards_discarded,
+                                 resigned=f.resigned, played_for=played_for, eliminated=f.eliminated)
+        record, was_new = GameRecord.objects.get_or_create(
+            game=game, user_id=user_id,
+            defaults={"game_name": game.game, "seat": seat, "place": places[seat], "seats": len(places),
+                      "outcome": outcome, "ranked": game.ranked, "rated": user_id in rated,
+                      "resigned": f.resigned, "played_for": played_for, "eliminated": f.eliminated, "xp": xp,
+                      "hands_finished": f.hands_finished, "cards_discarded": f.cards_discarded,
+                      "pinzoro": f.pinzoro, "arashi": f.arashi, "shigoro": f.shigoro, "hifumi": f.hifumi,
+                      "minus_ten": f.minus_ten, "chinchon": f.chinchon, "finished_at": finished_at},
+        )
+        if not was_new:
+            continue
+        created.append(record)
+        mine = GameRecord.objects.filter(user_id=user_id)
+        ctx = achievements.SeatContext(
+            game_name=game.game, won=won, rated=user_id in rated, facts=f,
+            games=mine.count(), wins=mine.filter(outcome="win").count(),
+            rated_games=mine.filter(rated=True).count(), rated_wins=mine.filter(rated=True, outcome="win").count(),
+            rating_after=rated[user_id].after if user_id in rated else None,
+            final_points=final.get(seat) if isinstance(final.get(seat), int) else None,
+            starting_points=starting if isinstance(starting, int) else None,
+        )
+        have = set(AchievementAward.objects.filter(user_id=user_id).values_list("achievement", flat=True))
+        for ach in achievements.earned(ctx):
+            if ach.id in have:
+                continue
+            _, new = AchievementAward.objects.get_or_create(user_id=user_id, achievement=ach.id,
+                                                            defaults={"game": game, "seat": seat})
+            if new and game.group:
+                send_on_commit(game.group, {"type": "room.achievement", "payload": {
+                    "type": "achievement", "seat": seat, "achievement": ach.as_dict()}})
+    return created
+
+
+def game_process_finished(*, game_id: int) -> dict:
+    """What ``ranking.tasks.rate_game`` does: :func:`game_rate` then :func:`game_record`, each in its
+    own transaction and idempotent. Returns ``{"rated": n changes, "recorded": n new records}``."""
+    changes = game_rate(game_id=game_id)
+    records = game_record(game_id=game_id)
+    return {"rated": len(changes), "recorded": len(records)}

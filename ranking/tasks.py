@@ -1,0 +1,20 @@
+"""Celery tasks of ranking: thin, taking ids; the services do the work and are idempotent."""
+
+from celery import shared_task
+
+
+@shared_task(name="ranking.rate_game", acks_late=True, max_retries=5, default_retry_delay=5)
+def rate_game(game_id: int) -> dict:
+    """Rate a finished ranked game and record every seat's statistics, XP and achievements (see
+    :func:`ranking.services.game_process_finished`). Safe to run twice or concurrently."""
+    from ranking.services import game_process_finished
+
+    return game_process_finished(game_id=game_id)
+
+
+@shared_task(name="ranking.queue_expire")
+def queue_expire() -> int:
+    """Delete expired queue entries (beat: every minute is plenty; expiry is also applied lazily)."""
+    from ranking.services import queue_expire as expire
+
+    return expire()

@@ -1,0 +1,13 @@
+"""URLs of the ranking API; included under ``api/`` by config/urls.py."""
+
+from django.urls import path
+
+from ranking import apis
+
+urlpatterns = [
+    path("friends", apis.FriendsApi.as_view(), name="friends"),
+    path("queue", apis.QueueApi.as_view(), name="queue"),
+    path("leaderboard", apis.LeaderboardApi.as_view(), name="leaderboard"),
+    path("users/<int:user_id>/stats", apis.UserStatsApi.as_view(), name="user-stats"),
+    path("users/<int:user_id>/achievements", apis.UserAchievementsApi.as_view(), name="user-achievements"),
+]
