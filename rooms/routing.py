@@ -1,0 +1,9 @@
+"""WebSocket routes of the rooms app (``config.asgi`` mounts them behind ``config.ws_auth``)."""
+
+from django.urls import re_path
+
+from rooms.consumers import RoomConsumer
+
+websocket_urlpatterns = [
+    re_path(r"^ws/rooms/(?P<code>[A-Za-z0-9]{1,16})/$", RoomConsumer.as_asgi()),
+]

@@ -1,0 +1,132 @@
+"""Room chat (API.md "Rooms"): exactly one of text/emoji/phrase, trimming and length, the catalogue,
+the 5-per-10-s throttle, muted/banned/non-seated callers, ``?before`` paging of the last 50."""
+
+import re
+
+import pytest
+
+from rooms.models import ChatMessage
+from rooms.throttles import parse_rate
+from tests.factories import UserFactory
+from tests.rooms.factories import ChatMessageFactory, RoomFactory
+
+pytestmark = pytest.mark.django_db
+
+TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+
+
+@pytest.fixture
+def room(host):
+    return RoomFactory(host=host.user)
+
+
+def _url(room) -> str:
+    return f"/api/rooms/{room.code}/messages"
+
+
+def test_text_is_trimmed_and_answered_as_a_message(host, room):
+    res = host.post(_url(room), {"text": "  hello there \n"}, format="json")
+    assert res.status_code == 201
+    body = res.json()
+    assert set(body) == {"id", "seat", "display_name", "text", "created_at"}
+    assert (body["seat"], body["display_name"], body["text"]) == (0, "Host", "hello there")
+    assert TIME.match(body["created_at"])
+    assert ChatMessage.objects.get().text == "hello there"
+
+
+@pytest.mark.parametrize("text, ok", [("", False), ("   ", False), ("x", True), ("y" * 200, True),
+                                      ("z" * 201, False), (" " + "w" * 200 + " ", True)])
+def test_text_length_after_trimming(host, room, text, ok):
+    res = host.post(_url(room), {"text": text}, format="json")
+    assert res.status_code == (201 if ok else 400)
+    if not ok:
+        assert res.json()["code"] == "invalid"
+        assert ChatMessage.objects.count() == 0
+
+
+@pytest.mark.parametrize("body", [{}, {"text": "hi", "emoji": "👍"}, {"emoji": "👍", "phrase": "gg"},
+                                  {"text": "a", "emoji": "👍", "phrase": "gg"}, [], "hi"])
+def test_exactly_one_field(host, room, body):
+    res = host.post(_url(room), body, format="json")
+    assert (res.status_code, res.json()["code"]) == (400, "invalid")
+    assert ChatMessage.objects.count() == 0
+
+
+def test_emoji_and_phrases_come_from_the_catalogue(host, room):
+    catalogue = host.get("/api/chat/catalogue").json()
+    emoji, phrase = catalogue["emoji"][0], catalogue["phrases"][0]["id"]
+    res = host.post(_url(room), {"emoji": emoji}, format="json")
+    assert res.status_code == 201
+    assert res.json()["emoji"] == emoji and "text" not in res.json()
+    res = host.post(_url(room), {"phrase": phrase}, format="json")
+    assert res.json()["phrase"] == phrase
+    for body, field in (({"emoji": "🦄🦄"}, "emoji"), ({"phrase": "insult"}, "phrase"), ({"emoji": 5}, "emoji")):
+        res = host.post(_url(room), body, format="json")
+        assert (res.status_code, list(res.json()["fields"])) == (400, [field])
+
+
+def test_five_messages_per_ten_seconds_then_429_with_retry_after(host, room):
+    for i in range(5):
+        assert host.post(_url(room), {"text": f"m{i}"}, format="json").status_code == 201
+    res = host.post(_url(room), {"text": "one too many"}, format="json")
+    assert res.status_code == 429
+    assert res.json()["code"] == "throttled"
+    assert 1 <= int(res["Retry-After"]) <= 10
+    assert ChatMessage.objects.count() == 5
+
+
+def test_throttle_rate_parser():
+    assert parse_rate("5/10s") == (5, 10)
+    assert parse_rate("30/min") == (30, 60)
+    assert parse_rate("20/2m") == (20, 120)
+    assert parse_rate("1/hour") == (1, 3600)
+    assert parse_rate(None) == (None, None)
+    with pytest.raises(ValueError):
+        parse_rate("often")
+
+
+def test_the_throttle_rate_comes_from_settings(host, room, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
+                               "DEFAULT_THROTTLE_RATES": {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+                                                          "chat": "2/10s"}}
+    assert host.post(_url(room), {"text": "a"}, format="json").status_code == 201
+    assert host.post(_url(room), {"text": "b"}, format="json").status_code == 201
+    assert host.post(_url(room), {"text": "c"}, format="json").status_code == 429
+
+
+def test_only_seated_humans_chat(other, room):
+    for res in (other.post(_url(room), {"text": "hi"}, format="json"), other.get(_url(room))):
+        assert (res.status_code, res.json()["code"]) == (403, "not_a_player")
+    assert other.get("/api/rooms/ZZZZZZ/messages").status_code == 404
+
+
+def test_muted_users_cannot_post_but_can_read(host, room):
+    host.user.is_muted = True
+    host.user.save()
+    res = host.post(_url(room), {"text": "hi"}, format="json")
+    assert (res.status_code, res.json()["code"]) == (403, "muted")
+    assert host.get(_url(room)).status_code == 200
+
+
+def test_banned_users_are_refused(api, room):
+    banned = room.host
+    banned.is_active = False
+    banned.save()
+    api.force_authenticate(user=banned)
+    res = api.post(_url(room), {"text": "hi"}, format="json")
+    assert (res.status_code, res.json()["code"]) == (403, "banned")
+
+
+def test_last_50_oldest_first_and_paging_with_before(host, room):
+    ChatMessageFactory.create_batch(60, room=room)
+    other_room = RoomFactory(host=UserFactory())
+    ChatMessageFactory(room=other_room)
+    ids = list(ChatMessage.objects.filter(room=room).order_by("id").values_list("id", flat=True))
+    page = host.get(_url(room)).json()
+    assert [m["id"] for m in page] == ids[10:]
+    older = host.get(_url(room), {"before": page[0]["id"]}).json()
+    assert [m["id"] for m in older] == ids[:10]
+    assert host.get(_url(room), {"before": ids[0]}).json() == []
+    for bad in ("abc", "-1", "1.5", ""):
+        res = host.get(_url(room), {"before": bad})
+        assert (res.status_code, list(res.json()["fields"])) == (400, ["before"])

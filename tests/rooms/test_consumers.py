@@ -1,0 +1,274 @@
+"""The room socket (API.md "WebSocket") through the real ASGI stack (``config.asgi.application``) with
+``WebsocketCommunicator``: who may connect (4401/4403, origin checks), the messages on connect, per-seat
+views in seq order without another seat's cards, chat, actions, errors to the sender only, ping, presence.
+
+Uses the channel layer of the test settings: in-memory without REDIS_URL, channels-redis with it."""
+
+import asyncio
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from django.db import connections
+from django.test import Client
+from rest_framework.authtoken.models import Token
+
+from config.asgi import application
+from games import services as games_services
+from games.models import Game, GamePlayer
+from rooms import services
+from rooms.models import Room, Seat
+from tests.factories import UserFactory
+from tests.rooms.wscomm import WebsocketCommunicator
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TIMEOUT = 5
+
+
+@pytest.fixture(autouse=True)
+async def _close_thread_connections():
+    """Close the database connections the consumers opened in the sync worker thread (else PostgreSQL
+    refuses to drop the test database)."""
+    yield
+    await database_sync_to_async(connections.close_all)()
+
+
+def _token(user) -> str:
+    return Token.objects.get_or_create(user=user)[0].key
+
+
+@pytest.fixture
+def players(transactional_db):
+    """Two registered users in an open 2-seat room: ``(room, host, other)``."""
+    host, other = UserFactory(display_name="Ann"), UserFactory(display_name="Bob")
+    room = services.room_create(user=host, game="chinchirorin", seats=2, rules={"first_dealer": "seat"})
+    services.room_join(code=room.code, user=other)
+    return room, host, other
+
+
+async def _socket(code: str, user) -> WebsocketCommunicator:
+    key = await database_sync_to_async(_token)(user)
+    return WebsocketCommunicator(application, f"/ws/rooms/{code}/?token={key}")
+
+
+async def _open(code, user) -> WebsocketCommunicator:
+    comm = await _socket(code, user)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    return comm
+
+
+async def _until(comm, pred, limit: int = 50) -> list[dict]:
+    """Messages up to and including the first one ``pred`` accepts."""
+    got = []
+    for _ in range(limit):
+        msg = await comm.receive_json_from(timeout=TIMEOUT)
+        got.append(msg)
+        if pred(msg):
+            return got
+    raise AssertionError(f"no matching message in {got}")
+
+
+async def _closed_with(comm) -> int:
+    out = await comm.receive_output(timeout=TIMEOUT)
+    assert out["type"] == "websocket.close", out
+    return out.get("code")
+
+
+async def _start(room, host) -> int:
+    await database_sync_to_async(services.room_start)(code=room.code, user=host)
+    return await database_sync_to_async(lambda: Room.objects.get(pk=room.pk).game_id)()
+
+
+async def _act(game_id, user, seat_view) -> None:
+    """Apply the first legal action of ``seat_view`` for ``user`` through the service."""
+    action = dict(seat_view["legal_actions"][0])
+    await database_sync_to_async(games_services.game_apply_action)(
+        game_id=game_id, actor=user, expected_seq=seat_view["seq"], action=action)
+
+
+async def test_token_socket_without_origin_gets_room_then_game(players):
+    room, host, other = players
+    comm = await _open(room.code.lower(), host)
+    first = await comm.receive_json_from(timeout=TIMEOUT)
+    assert first["type"] == "room"
+    assert first["room"]["code"] == room.code
+    game_id = await _start(room, host)
+    await comm.disconnect()
+    comm = await _open(room.code, host)
+    msgs = [await comm.receive_json_from(timeout=TIMEOUT) for _ in range(2)]
+    assert [m["type"] for m in msgs] == ["room", "game"]
+    assert msgs[1]["view"]["id"] == game_id
+    assert msgs[1]["view"]["you"] == 0
+    assert msgs[1]["events"] == []
+    await comm.disconnect()
+
+
+async def test_unseated_and_unauthenticated_sockets_are_closed(players):
+    room, host, other = players
+    stranger = await database_sync_to_async(UserFactory)()
+    comm = await _socket(room.code, stranger)
+    assert (await comm.connect(timeout=TIMEOUT))[0]
+    assert await _closed_with(comm) == 4403
+    comm = await _socket("ZZZZZZ", host)
+    await comm.connect(timeout=TIMEOUT)
+    assert await _closed_with(comm) == 4403
+    comm = WebsocketCommunicator(application, f"/ws/rooms/{room.code}/?token=bad")
+    await comm.connect(timeout=TIMEOUT)
+    assert await _closed_with(comm) == 4401
+    comm = WebsocketCommunicator(application, f"/ws/rooms/{room.code}/", headers=[(b"origin", b"http://localhost")])
+    await comm.connect(timeout=TIMEOUT)
+    assert await _closed_with(comm) == 4401
+
+
+async def test_cookie_socket_needs_an_allowed_origin(players):
+    room, host, other = players
+
+    def session_cookie():
+        client = Client()
+        client.force_login(host)
+        return client.cookies["sessionid"].value
+
+    cookie = f"sessionid={await database_sync_to_async(session_cookie)()}".encode()
+    bad = WebsocketCommunicator(application, f"/ws/rooms/{room.code}/",
+                                headers=[(b"cookie", cookie), (b"origin", b"https://evil.example")])
+    connected, _ = await bad.connect(timeout=TIMEOUT)
+    assert not connected
+    good = WebsocketCommunicator(application, f"/ws/rooms/{room.code}/",
+                                 headers=[(b"cookie", cookie), (b"origin", b"http://localhost")])
+    assert (await good.connect(timeout=TIMEOUT))[0]
+    assert (await good.receive_json_from(timeout=TIMEOUT))["type"] == "room"
+    await good.disconnect()
+
+
+async def test_each_seat_gets_its_own_views_in_seq_order(transactional_db):
+    host, other = await database_sync_to_async(UserFactory)(), await database_sync_to_async(UserFactory)()
+    room = await database_sync_to_async(services.room_create)(user=host, game="chinchon", seats=2)
+    await database_sync_to_async(services.room_join)(code=room.code, user=other)
+    game_id = await _start(room, host)
+    socks = {0: await _open(room.code, host), 1: await _open(room.code, other)}
+    users = {0: host, 1: other}
+    latest = {}
+    for seat, comm in socks.items():
+        msgs = await _until(comm, lambda m: m["type"] == "game")
+        latest[seat] = msgs[-1]["view"]
+    seen = {0: [latest[0]["seq"]], 1: [latest[1]["seq"]]}
+    for _ in range(6):  # six actions by whoever is awaited, each broadcast to both seats
+        seat = latest[0]["turn"]
+        await _act(game_id, users[seat], latest[seat])
+        for s, comm in socks.items():
+            msgs = await _until(comm, lambda m, last=seen[s][-1]: m["type"] == "game" and m["view"]["seq"] > last)
+            view = msgs[-1]["view"]
+            seen[s].append(view["seq"])
+            latest[s] = view
+            assert view["you"] == s
+    game = await database_sync_to_async(Game.objects.get)(pk=game_id)
+    for s in (0, 1):
+        assert seen[s] == list(range(0, 7))
+        own = sorted(game.state["hands"][s])
+        assert sorted(latest[s]["table"]["hand"]) == own
+        other_cards = set(game.state["hands"][1 - s]) - set(game.state["hands"][s])
+        text = json.dumps(latest[s])
+        assert not any(f'"{c}"' in text for c in other_cards - set(latest[s]["table"]["discard_pile"]))
+    for comm in socks.values():
+        await comm.disconnect()
+
+
+async def test_chat_reaches_every_seat(players):
+    room, host, other = players
+    a, b = await _open(room.code, host), await _open(room.code, other)
+    await a.send_json_to({"type": "chat", "text": "  hi all  "})
+    for comm in (a, b):
+        msgs = await _until(comm, lambda m: m["type"] == "chat")
+        assert msgs[-1]["message"]["text"] == "hi all"
+        assert msgs[-1]["message"]["display_name"] == "Ann"
+        assert msgs[-1]["message"]["seat"] == 0
+    await a.send_json_to({"type": "chat", "text": ""})
+    err = await _until(a, lambda m: m["type"] == "error")
+    assert err[-1]["code"] == "invalid"
+    await a.disconnect()
+    await b.disconnect()
+
+
+async def test_actions_over_the_socket_and_errors_only_to_the_sender(players):
+    room, host, other = players
+    game_id = await _start(room, host)
+    a, b = await _open(room.code, host), await _open(room.code, other)
+    views = {}
+    for seat, comm in ((0, a), (1, b)):
+        views[seat] = (await _until(comm, lambda m: m["type"] == "game"))[-1]["view"]
+    # seat 0 deals (first_dealer: seat); seat 1 is awaited for its bet
+    assert views[1]["awaiting"] == [1]
+    bet = views[1]["legal_actions"][0]
+    await b.send_json_to({"type": "action", "action": {**bet, "seq": views[1]["seq"]}, "action_id": "b-1"})
+    for comm in (a, b):
+        msg = (await _until(comm, lambda m: m["type"] == "game" and m["view"]["seq"] == 1))[-1]
+        assert msg["events"]
+    # a stale seq: the error goes to the sender only, with its action_id
+    await b.send_json_to({"type": "action", "action": {"type": "roll", "seq": 0}, "action_id": "b-2"})
+    err = (await _until(b, lambda m: m["type"] == "error"))[-1]
+    assert (err["code"], err["action_id"], err["seq"]) == ("stale_seq", "b-2", 1)
+    assert err["view"]["you"] == 1
+    await b.send_json_to({"type": "action", "action": "roll"})
+    assert (await _until(b, lambda m: m["type"] == "error"))[-1]["code"] == "invalid_action"
+    await b.send_json_to({"type": "dance"})
+    assert (await _until(b, lambda m: m["type"] == "error"))[-1]["code"] == "invalid"
+    await b.send_to(text_data="{not json")
+    assert (await _until(b, lambda m: m["type"] == "error"))[-1]["code"] == "parse_error"
+    await b.send_json_to({"type": "ping"})
+    assert (await _until(b, lambda m: m["type"] == "pong"))[-1] == {"type": "pong"}
+    assert await a.receive_nothing(timeout=0.3)  # none of b's errors reached a
+    assert (await database_sync_to_async(Game.objects.get)(pk=game_id)).seq == 1
+    await a.disconnect()
+    await b.disconnect()
+
+
+async def test_presence_counts_sockets_per_seat(players):
+    room, host, other = players
+    game_id = await _start(room, host)
+
+    def state():
+        seat = Seat.objects.get(room=room, index=1)
+        gp = GamePlayer.objects.get(game_id=game_id, seat=1)
+        return seat.connections, gp.connected
+
+    assert await database_sync_to_async(state)() == (0, False)
+    one, two = await _open(room.code, other), await _open(room.code, other)
+    for comm in (one, two):  # the room message comes after the socket is counted
+        await _until(comm, lambda m: m["type"] == "room")
+    assert await database_sync_to_async(state)() == (2, True)
+    await one.disconnect()
+    assert await database_sync_to_async(state)() == (1, True)
+    await two.disconnect()
+    assert await database_sync_to_async(state)() == (0, False)
+    # the host's socket saw the room and the presence change
+    a = await _open(room.code, host)
+    b = await _open(room.code, other)
+    msgs = await _until(a, lambda m: m["type"] == "presence" and m["seat"] == 1 and m["connected"])
+    assert msgs[-1]["connected"] is True
+    await b.disconnect()
+    await a.disconnect()
+
+
+async def test_a_removed_player_socket_is_closed(players):
+    room, host, other = players
+    b = await _open(room.code, other)
+    await database_sync_to_async(services.room_clear_seat)(code=room.code, user=host, index=1)
+    assert await _closed_with_after_messages(b) == 4403
+
+
+async def _closed_with_after_messages(comm) -> int:
+    for _ in range(10):
+        out = await comm.receive_output(timeout=TIMEOUT)
+        if out["type"] == "websocket.close":
+            return out.get("code")
+    raise AssertionError("not closed")
+
+
+async def test_a_silent_socket_is_closed(players, settings):
+    settings.WS_IDLE_SECONDS = 0.4
+    room, host, other = players
+    comm = await _open(room.code, host)
+    await asyncio.sleep(0.1)
+    assert await _closed_with_after_messages(comm) == 4408
