@@ -35,7 +35,6 @@ from games.engine.chinchirorin_rules import (  # noqa: F401  (re-exported: the e
     COMMON,
     DEFAULT_RULES,
     HAND_NAMES,
-    MAX_THROWS,
     PLAYERS_ROLL,
     SEAT_RANGE,
     STREAMER,
@@ -78,12 +77,6 @@ _FIELDS: dict[str, dict[str, type]] = {
     "bet": {"amount": int},
     "step_down": {"down": bool},
     "resign": {},
-}
-
-
-# every sorted throw -> its hand (rules file, "Dice hands"), built once from :func:`hand_of`
-_HANDS_BY_DICE = {
-    (a, b, c): hand_of((a, b, c)) for a in range(1, 7) for b in range(a, 7) for c in range(b, 7)
 }
 
 
@@ -449,14 +442,7 @@ def _throw(s: State, seat: int, rng, events: list[Event]) -> None:
     throws = s["rolls"].setdefault(str(seat), [])
     throws.append(dice)
     events.append({"type": "throw", "audience": "all", "seat": seat, "throw": len(throws), "dice": dice and dice[:]})
-    if dice is None:
-        hand = {"hand": "out_of_bowl", "value": None}
-    else:
-        hand = _HANDS_BY_DICE[tuple(sorted(dice))]
-        if hand is None and len(throws) >= MAX_THROWS:
-            hand = {"hand": "no_point", "value": None}
-        elif hand is not None:
-            hand = dict(hand)
+    hand = turn_hand(throws)
     if hand is None:
         _await(s, [seat])
         return

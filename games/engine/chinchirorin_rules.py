@@ -182,6 +182,12 @@ def hand_of(dice: Sequence[int]) -> Hand | None:
     return None
 
 
+# every sorted throw (56) -> its hand, built once from :func:`hand_of` (a fast path for the engine)
+_HAND_BY_SORTED_DICE = {
+    (a, b, c): hand_of((a, b, c)) for a in range(1, 7) for b in range(a, 7) for c in range(b, 7)
+}
+
+
 def normalize_hand(obj: Any, rules: Rules | None = None) -> Hand:
     """Check a hand given as ``{"hand": name, "value": int | None}`` and return it as a fresh dict.
 
@@ -464,10 +470,19 @@ def turn_hand(throws: Sequence[Sequence[int] | None]) -> Hand | None:
     last = throws[-1]
     if last is None:
         return {"hand": OUT_OF_BOWL, "value": None}
-    hand = hand_of(last)
-    if hand is None and len(throws) >= MAX_THROWS:
-        return {"hand": NO_POINT, "value": None}
-    return hand
+    a, b, c = last
+    if a > b:
+        a, b = b, a
+    if b > c:
+        b, c = c, b
+    if a > b:
+        a, b = b, a
+    hand = _HAND_BY_SORTED_DICE.get((a, b, c), 0)
+    if hand == 0:  # not three dice 1..6: let hand_of say so
+        hand = hand_of(last)
+    if hand is None:
+        return {"hand": NO_POINT, "value": None} if len(throws) >= MAX_THROWS else None
+    return dict(hand)
 
 
 def turn_distribution(rules: Rules) -> dict[tuple[str, int | None], float]:
