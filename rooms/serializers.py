@@ -139,11 +139,19 @@ class RoomUpdateSerializer(RoomCreateSerializer):
     game = StrictChoiceField(choices=GAMES, required=False)
 
 
+@extend_schema_field({"type": "string", "pattern": "^(" + "|".join(CPU_LEVELS) + ")$"})
+class CpuLevelField(StrictChoiceField):
+    """A CPU level: easy, normal or hard (documented by a pattern: the enum is the room's ``cpu_level``)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=list(CPU_LEVELS), **kwargs)
+
+
 class CpuSeatSerializer(serializers.Serializer):
     """Body of ``POST /api/rooms/{code}/cpu``: ``seat`` index, ``level`` (default the room's)."""
 
     seat = StrictIntegerField(min_value=0)
-    level = StrictChoiceField(choices=list(CPU_LEVELS), required=False)
+    level = CpuLevelField(required=False)
 
 
 class ChatPostSerializer(serializers.Serializer):
