@@ -481,8 +481,9 @@ def check_action(action: Any) -> None:
 def apply(state: State, seat: int, action: Action, rng) -> tuple[State, list[Event]]:
     """Apply ``seat``'s ``action``; returns ``(new state, events)`` and never mutates ``state``.
 
-    Raises ``InvalidAction`` (malformed body, or a seat not at the table), ``NotYourTurn`` (the type is in
-    neither :func:`legal_actions` nor :func:`other_actions` of the seat, e.g. anything once finished),
+    Raises ``InvalidAction`` (malformed body, or a seat not at the table), ``NotYourTurn`` (the type is
+    not awaited from the seat nor in :func:`other_actions`, e.g. a draw after the draw, anything once
+    finished; ``close`` is awaited after the draw even when no close is legal),
     ``IllegalAction`` (a listed type with a value not allowed: a card not held, the only copy just taken
     from the discard pile, a close that does not qualify, a source that cannot be drawn).
     ``rng``: ``random.Random`` for the shuffles of this transition (restock, next deal).
@@ -493,7 +494,7 @@ def apply(state: State, seat: int, action: Action, rng) -> tuple[State, list[Eve
     legal = legal_actions(state, seat)
     offered = legal + other_actions(state, seat)
     kind = action["type"]
-    if not any(a["type"] == kind for a in offered):
+    if kind not in _awaited_types(state, seat) and not any(a["type"] == kind for a in offered):
         raise NotYourTurn(f"seat {seat} may not {kind} now")
     if action not in offered:
         raise IllegalAction(_why_illegal(state, seat, action))
@@ -510,6 +511,15 @@ def apply(state: State, seat: int, action: Action, rng) -> tuple[State, list[Eve
     else:
         _answer_offer(s, seat, action["accept"], rng, events)
     return s, events
+
+
+def _awaited_types(state: State, seat: int) -> tuple[str, ...]:
+    """The action types the game awaits from ``seat`` now, whether or not a value of it is legal: after
+    the draw both ``discard`` and ``close`` answer the turn, so a close that does not qualify is an
+    ``IllegalAction`` (API.md error table), not ``NotYourTurn``."""
+    if seat not in state["awaiting"]:
+        return ()
+    return {"draw": ("draw",), "discard": ("discard", "close"), "reentry": ("reenter",)}.get(state["phase"], ())
 
 
 def _why_illegal(state: State, seat: int, action: Action) -> str:
@@ -771,7 +781,7 @@ def view_for(state: State, seat: int | None) -> dict:
     return {
         "phase": state["phase"],
         "awaiting": aw,
-        "turn": aw[0] if len(aw) == 1 and state["phase"] in ("draw", "discard") else None,
+        "turn": aw[0] if len(aw) == 1 else None,
         "players": [
             {
                 "seat": i, "score": state["scores"][i], "resigned": state["resigned"][i],
