@@ -1,0 +1,65 @@
+"""Rated exactly once under concurrency, and no lost update when two games sharing a player end together
+(PostgreSQL: real row locks; threads each on their own connection)."""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from ranking import services
+from ranking.models import Rating, RatingChange
+from tests.ranking.factories import UserFactory, make_game
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+
+
+def run_together(*calls):
+    """Run the callables in threads released together; re-raise the first error."""
+    barrier = threading.Barrier(len(calls))
+    errors = []
+
+    def worker(fn):
+        try:
+            barrier.wait()
+            fn()
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=worker, args=(fn,)) for fn in calls]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not errors, errors
+
+
+def test_same_game_rated_once_by_concurrent_runs():
+    a, b, c = UserFactory(), UserFactory(), UserFactory()
+    g = make_game(users=[c, a, b], places=[1, 2, 3])
+    run_together(*[lambda: services.game_process_finished(game_id=g.id)] * 6)
+    assert RatingChange.objects.filter(game=g).count() == 3
+    assert sorted(Rating.objects.values_list("games", flat=True)) == [1, 1, 1]
+    # three equal players, K = 40, factor 20: +20, 0, -20
+    assert {r.user_id: r.rating for r in Rating.objects.all()} == {c.id: 1520, a.id: 1500, b.id: 1480}
+
+
+def test_two_games_sharing_a_player_both_apply():
+    a, b, c = UserFactory(), UserFactory(), UserFactory()
+    g1 = make_game(users=[a, b], places=[1, 2])
+    g2 = make_game(users=[c, a], places=[2, 1])  # other seat order: locks still taken in user-id order
+    for _ in range(3):
+        run_together(lambda: services.game_rate(game_id=g1.id), lambda: services.game_rate(game_id=g2.id))
+    ra = Rating.objects.get(user=a, game="chinchirorin")
+    assert ra.games == 2
+    ch = list(RatingChange.objects.filter(user=a).order_by("id"))
+    assert len(ch) == 2
+    # whichever ran second read the first one's result: the changes chain
+    first, second = sorted(ch, key=lambda x: x.before)
+    assert first.before == 1500 and first.after == 1520
+    assert second.before == first.after
+    assert ra.rating == second.after
+    # a at 1520 beating a 1500 newcomer: 40 × (1 - 1/(1 + 10^(-20/400))) = 40 × 0.471239 = 18.85 -> +19
+    assert second.change == 19
+    assert sorted(Rating.objects.exclude(user=a).values_list("rating", flat=True)) == [1480, 1481]
