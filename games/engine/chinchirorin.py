@@ -133,6 +133,20 @@ def _successor(state: State) -> State:
 _RULES_CACHE: dict[int, tuple[dict, Rules]] = {}
 
 
+def _successor_for_throw(state: State) -> State:
+    """:func:`_successor` for a throw in the ``rolling`` phase, which changes in place only the rolls,
+    hands, points, payments (and replaces whole what else it changes)."""
+    s = dict(state)
+    s["rolls"] = {k: v[:] for k, v in state["rolls"].items()}
+    s["hands"] = dict(state["hands"])
+    s["points"] = state["points"][:]
+    s["payments"] = state["payments"][:]
+    return s
+
+
+_THROW_ONLY = [ROLL]
+
+
 def _rules(state: State) -> Rules:
     """The state's :class:`Rules`, cached by the identity of its (shared, never changed) rules dict."""
     data = state["rules"]
@@ -315,14 +329,14 @@ def apply(state: State, seat: int, action: Action, rng) -> tuple[State, list[Eve
         raise InvalidAction(f"no seat {seat!r} at this table")
     kind = action["type"]
     if kind == "roll" and seat in state["awaiting"] and state["phase"] in ("first_dealer", "rolling"):
-        offered = [ROLL]  # the common case, without building every list
+        offered = _THROW_ONLY  # the common case, without building every list
     else:
         offered = legal_actions(state, seat) + other_actions(state, seat)
     if not any(a["type"] == kind for a in offered):
         raise NotYourTurn(f"seat {seat} may not {action['type']} now")
     if action not in offered:
         raise IllegalAction(f"{action} is not offered to seat {seat} now")
-    s = _successor(state)
+    s = _successor_for_throw(state) if offered is _THROW_ONLY and state["phase"] == "rolling" else _successor(state)
     events: list[Event] = []
     if kind == "resign":
         _resign(s, seat, events)

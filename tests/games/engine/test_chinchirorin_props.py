@@ -35,9 +35,14 @@ def play(rules, seats, seed, resign_rate, change_rate):
     pick = random.Random(seed + 1)
     state, events = C.initial_state(rules, seats, rng)
     total = seats * rules.starting_points
-    for _ in range(50000):
+    snapshots = []  # (an earlier state, its JSON then): later transitions must not change it either
+    for step in range(50000):
         if state["phase"] == "finished":
+            for old, text in snapshots:
+                assert json.dumps(old, sort_keys=True) == text
             return state, events
+        if step % 25 == 0:
+            snapshots.append((state, json.dumps(state, sort_keys=True)))
         playing = [i for i in range(seats) if not state["resigned"][i]]
         seat = pick.choice(C.awaiting(state))
         actions = C.legal_actions(state, seat)
@@ -52,7 +57,10 @@ def play(rules, seats, seed, resign_rate, change_rate):
                 seat, actions = other, changes
         action = pick.choice(actions)
         window = state["window"]
+        before = json.dumps(state, sort_keys=True)
+        previous = state
         state, new_events = C.apply(state, seat, action, rng)
+        assert json.dumps(previous, sort_keys=True) == before, "apply mutated its input"
         events += new_events
         assert sum(state["points"]) == total
         assert min(state["points"]) >= 0
