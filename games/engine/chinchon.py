@@ -270,6 +270,11 @@ def _rules(state: State) -> Rules:
     return rules_from_dict(state["rules"])
 
 
+def rules_of(state: State) -> Rules:
+    """The :class:`Rules` a game is played with (cached; for the solver functions of chinchon_melds)."""
+    return rules_from_dict(state["rules"])
+
+
 def _in(s: State) -> list[int]:
     """Seats still in: neither out nor resigned (rules file "Elimination", "Resigning")."""
     return [i for i in range(s["seats"]) if not s["out"][i] and not s["resigned"][i]]

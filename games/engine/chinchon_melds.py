@@ -18,6 +18,13 @@ Public API (stable; the CPU players build on it). ``rules`` is a :class:`games.e
 - :func:`close_option` (7 cards kept, rules) -> the close those cards allow, or None
 - :func:`close_options` (8 cards after the draw, rules, ...) -> every legal close, one per face-down code
 - :func:`score_hand` (closer, hands, rules) -> deltas, winner and the reveal of a closed hand
+- :func:`play_order` (seats, first) -> seats in play order
+- ``value_unchecked`` / ``close_options_unchecked``: the same without the card check (hot paths)
+
+All results are fresh lists; the solver caches by (sorted cards, rules), so pass a :class:`Rules` (frozen,
+hashable) rather than a settings dict in loops. Typical CPU use: ``arrangement_points(hand_minus_card,
+rules)`` to rank discards, ``close_options(hand8, rules, first_round_complete=view["table"][
+"first_round_complete"], taken_from_discard=view["table"]["taken_from_discard"])`` to find closes.
 
 Melds are lists of codes: a set's naturals in sort order then its wilds; a run low to high with each
 wild at its fixed place. Runs hold their wilds where gaps need them; a spare wild goes at the high end,
@@ -35,12 +42,15 @@ from games.engine.cards import JOKER, SUITS, build_deck, card_sort_key, card_val
 
 __all__ = [
     "value",
+    "value_unchecked",
     "is_meld",
     "meld_kind",
     "best_arrangement",
     "arrangement_points",
     "close_option",
     "close_options",
+    "close_options_unchecked",
+    "play_order",
     "score_hand",
     "ALL_MELDED_KINDS",
 ]
@@ -535,8 +545,8 @@ def _seat_play(
     ctx: _Ctx, cards: Sequence[str], table: list[dict[str, Any]], allowed: list[int]
 ) -> tuple[list[list[str]], list[str], list[tuple[int, str, int]], int]:
     """Choose a non-closer's arrangement and lay-offs together: fewest loose points, then fewest loose
-    cards, then the fixed order (melds as sorted code lists; lay-offs by seat, meld, card; a wild at the
-    high end first). ``table``: melds on the table (dicts with ``seat``, ``index``, ``state``); ``allowed``:
+    cards, then the fixed order (melds as sorted code lists; lay-offs by seat, then card, then a wild
+    at a run's high end before its low end, then the meld's index). ``table``: melds on the table (dicts with ``seat``, ``index``, ``state``); ``allowed``:
     indices of ``table`` this seat may lay off onto. Returns ``(melds, loose, layoffs, loose_points)``
     with ``layoffs`` as ``[(table index, card, end)]`` in the order laid; updates ``table`` states."""
     hand = _Hand(ctx, cards)
@@ -589,7 +599,7 @@ def _seat_play(
             layoffs.append((allowed[j], card, end))
         assert wi == n_laid_wilds
         lkey = tuple(sorted(
-            (table[t]["seat"], table[t]["index"], card_sort_key(c), e) for t, c, e in layoffs
+            (table[t]["seat"], card_sort_key(c), e, table[t]["index"]) for t, c, e in layoffs
         ))
         key = (_melds_key(melds), lkey)
         if best is None or key < best[0]:
