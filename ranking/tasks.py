@@ -1,12 +1,15 @@
 """Celery tasks of ranking: thin, taking ids; the services do the work and are idempotent."""
 
 from celery import shared_task
+from django.db import OperationalError
 
 
-@shared_task(name="ranking.rate_game", acks_late=True, max_retries=5, default_retry_delay=5)
+@shared_task(name="ranking.rate_game", acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True,
+             max_retries=5)
 def rate_game(game_id: int) -> dict:
     """Rate a finished ranked game and record every seat's statistics, XP and achievements (see
-    :func:`ranking.services.game_process_finished`). Safe to run twice or concurrently."""
+    :func:`ranking.services.game_process_finished`). Safe to run twice or concurrently, so a database
+    outage (``OperationalError``) is simply retried with backoff."""
     from ranking.services import game_process_finished
 
     return game_process_finished(game_id=game_id)

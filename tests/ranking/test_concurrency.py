@@ -35,8 +35,26 @@ def run_together(*calls):
     assert not errors, errors
 
 
-def test_same_game_rated_once_by_concurrent_runs():
+@pytest.fixture
+def slow_elo(monkeypatch):
+    """Widen the race: computing the changes takes 0.2 s (between reading and writing the ratings)."""
+    import time
+
+    from ranking import elo
+
+    fast = elo.rating_changes
+    monkeypatch.setattr(elo, "rating_changes", lambda seats: (time.sleep(0.2), fast(seats))[1])
+
+
+def existing_ratings(*users):
+    """Rating rows that already exist (else inserting them would already serialise the runs)."""
+    for u in users:
+        Rating.objects.create(user=u, game="chinchirorin", rating=1500, games=0)
+
+
+def test_same_game_rated_once_by_concurrent_runs(slow_elo):
     a, b, c = UserFactory(), UserFactory(), UserFactory()
+    existing_ratings(a, b, c)
     g = make_game(users=[c, a, b], places=[1, 2, 3])
     run_together(*[lambda: services.game_process_finished(game_id=g.id)] * 6)
     assert RatingChange.objects.filter(game=g).count() == 3
@@ -45,8 +63,9 @@ def test_same_game_rated_once_by_concurrent_runs():
     assert {r.user_id: r.rating for r in Rating.objects.all()} == {c.id: 1520, a.id: 1500, b.id: 1480}
 
 
-def test_two_games_sharing_a_player_both_apply():
+def test_two_games_sharing_a_player_both_apply(slow_elo):
     a, b, c = UserFactory(), UserFactory(), UserFactory()
+    existing_ratings(a, b, c)
     g1 = make_game(users=[a, b], places=[1, 2])
     g2 = make_game(users=[c, a], places=[2, 1])  # other seat order: locks still taken in user-id order
     for _ in range(3):
@@ -63,3 +82,26 @@ def test_two_games_sharing_a_player_both_apply():
     # a at 1520 beating a 1500 newcomer: 40 × (1 - 1/(1 + 10^(-20/400))) = 40 × 0.471239 = 18.85 -> +19
     assert second.change == 19
     assert sorted(Rating.objects.exclude(user=a).values_list("rating", flat=True)) == [1480, 1481]
+
+
+def test_two_friends_joining_the_queue_at_once_are_matched(monkeypatch):
+    from types import SimpleNamespace
+
+    from ranking.models import QueueEntry
+    from tests.ranking.factories import FriendshipFactory
+
+    made = []
+    monkeypatch.setattr("rooms.services.room_create_ranked_for_queue",
+                        lambda *, game, seats, users: made.append(users) or SimpleNamespace(code="ABC234"))
+    import time
+
+    slow = services.friend_ids
+    # widen the race: each join waits between writing its entry and looking for friends
+    monkeypatch.setattr(services, "friend_ids", lambda uid: (time.sleep(0.3), slow(uid))[1])
+    a, b = UserFactory(), UserFactory()
+    FriendshipFactory(a=a, b=b)
+    run_together(lambda: services.queue_join(user=a, game="chinchirorin", seats=2),
+                 lambda: services.queue_join(user=b, game="chinchirorin", seats=2))
+    # the advisory lock serialises the two: the second sees the first waiting and matches
+    assert len(made) == 1
+    assert set(QueueEntry.objects.values_list("status", "room_code")) == {("matched", "ABC234")}
