@@ -84,9 +84,9 @@ class ResultSerializer(serializers.Serializer):
 
 
 class ActionBodySerializer(serializers.Serializer):
-    """A complete action body the caller may post as it is (adding ``seq``)."""
+    """A complete action body the caller may post as it is (adding ``seq``); more keys per type."""
 
-    type = serializers.ChoiceField(choices=ACTION_TYPES)
+    type = serializers.CharField(help_text="An action type: " + ", ".join(ACTION_TYPES) + ".")
 
 
 class GameViewSerializer(serializers.Serializer):

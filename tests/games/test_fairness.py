@@ -1,0 +1,77 @@
+"""Fairness anyone can check (API.md "fairness"): commitment = sha256(seed), the seed revealed at the end,
+and ``replay_game`` reproducing the result from seed and log."""
+
+import hashlib
+import hmac
+import random
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from games import services
+from games.models import GameAction
+from tests.factories import UserFactory
+from tests.games.factories import GameFactory, cpu, human
+
+pytestmark = pytest.mark.django_db
+
+
+def _play_out(game):
+    services.game_player_left(game_id=game.pk, user=game.players.get(seat=0).user)
+    for _ in range(2000):
+        game.refresh_from_db()
+        if game.status != "playing":
+            return
+        services.game_bot_play(game_id=game.pk, seq=game.seq)
+    raise AssertionError("the game did not end")
+
+
+def test_commitment_from_the_start_seed_only_at_the_end():
+    a = UserFactory()
+    game = GameFactory(seats=[human(a), cpu()], rules={"first_dealer": "roll"})
+    seed = bytes(game.seed)
+    view = services.game_view(game=game, user=a)
+    assert view["fairness"] == {"commitment": hashlib.sha256(seed).hexdigest(), "seed": None,
+                                "scheme": "hmac-sha256-seq-v1"}
+    assert seed.hex() not in str(view)
+    _play_out(game)
+    view = services.game_view(game=game, user=a)
+    assert view["fairness"]["seed"] == seed.hex() and len(view["fairness"]["seed"]) == 64
+    assert hashlib.sha256(bytes.fromhex(view["fairness"]["seed"])).hexdigest() == view["fairness"]["commitment"]
+
+
+def test_the_first_dealer_die_follows_the_published_scheme():
+    a, b = UserFactory(), UserFactory()
+    game = GameFactory(seats=[human(a), human(b)], rules={"first_dealer": "roll"})
+    services.game_apply_action(game_id=game.pk, actor=a, expected_seq=0, action={"type": "roll"})
+    row = GameAction.objects.get(game=game, seq=1)
+    # The rng of the transition producing seq 1: Random(int(hmac_sha256(seed, "1"))), one die = randint(1, 6).
+    digest = hmac.new(bytes(game.seed), b"1", hashlib.sha256).digest()
+    die = random.Random(int.from_bytes(digest, "big")).randint(1, 6)
+    assert row.events[0]["type"] == "first_dealer_roll" and row.events[0]["die"] == die
+
+
+@pytest.mark.parametrize("name", ["chinchirorin", "chinchon"])
+def test_replay_game_reproduces_the_result(name, capsys):
+    rules = {"first_dealer": "roll"} if name == "chinchirorin" else {"elimination": 50}
+    game = GameFactory(game=name, rules=rules, seats=[human(), cpu("hard"), cpu("easy")])
+    _play_out(game)
+    game.refresh_from_db()
+    assert game.status == "finished"
+    call_command("replay_game", game.pk)
+    assert "same state and result" in capsys.readouterr().out
+    call_command("replay_game", game.pk, "--seed", bytes(game.seed).hex())
+    with pytest.raises(CommandError):
+        call_command("replay_game", game.pk, "--seed", "00" * 32)
+    # A tampered log is caught.
+    row = GameAction.objects.filter(game=game, seat=1).order_by("seq").first()
+    row.events = row.events + [{"type": "forged", "audience": "all"}]
+    row.save()
+    with pytest.raises(CommandError):
+        call_command("replay_game", game.pk)
+
+
+def test_replay_an_aborted_game():
+    game = GameFactory(seats=[human(), cpu()])
+    services.game_abort(game_id=game.pk, reason="test")
+    call_command("replay_game", game.pk)
