@@ -332,7 +332,7 @@ def apply(state: State, seat: int, action: Action, rng) -> tuple[State, list[Eve
         offered = _THROW_ONLY  # the common case, without building every list
     else:
         offered = legal_actions(state, seat) + other_actions(state, seat)
-    if not any(a["type"] == kind for a in offered):
+    if not any(a["type"] == kind for a in offered) and not _has_bet(state, seat, kind):
         raise NotYourTurn(f"seat {seat} may not {action['type']} now")
     if action not in offered:
         raise IllegalAction(f"{action} is not offered to seat {seat} now")
@@ -349,6 +349,14 @@ def apply(state: State, seat: int, action: Action, rng) -> tuple[State, list[Eve
     else:
         _throw(s, seat, rng, events)
     return s, events
+
+
+def _has_bet(state: State, seat: int, kind: str) -> bool:
+    """A playing seat that has placed its bet while the betting is open: another bet is a listed type even
+    when ``bet_options`` has no other amount to offer, so re-posting it is illegal (API.md "Games")."""
+    return (
+        kind == "bet" and state["phase"] == "betting" and not state["resigned"][seat] and str(seat) in state["bets"]
+    )
 
 
 # -------------------------------------------------------------------------------------- transitions

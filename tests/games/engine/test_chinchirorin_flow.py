@@ -397,6 +397,24 @@ def test_bet_options_setting():
         act(s, 1, {"type": "bet", "amount": 10})
 
 
+def test_reposting_the_only_bet_option_is_illegal_not_out_of_turn():
+    # API.md "Games": re-posting the bet already placed is illegal_action, even when bet_options has a
+    # single amount (so other_actions lists no other bet for the seat).
+    s = start(3, bet_options=[25])
+    s = bet(s, 1, 25)
+    assert C.other_actions(s, 1) == [RESIGN]
+    with pytest.raises(IllegalAction):
+        act(s, 1, {"type": "bet", "amount": 25})
+    with pytest.raises(IllegalAction):
+        act(s, 1, {"type": "bet", "amount": 10})  # a bet type with an amount not offered
+    with pytest.raises(NotYourTurn):
+        act(s, 0, {"type": "bet", "amount": 25})  # the dealer never bets
+    s = bet(s, 2, 25)
+    assert s["phase"] == "rolling"
+    with pytest.raises(NotYourTurn):
+        act(s, 1, {"type": "bet", "amount": 25})  # the betting is closed
+
+
 # ------------------------------------------------------------------------------------------ resigning
 def test_resigning_roller_passes_the_turn_and_is_not_paid():
     s = start(3)
