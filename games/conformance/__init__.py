@@ -56,10 +56,19 @@ def run(lines: Iterable[str], out: TextIO) -> int:
     ops = all_ops()
     n = 0
     for row in _answers(lines, ops):
-        out.write(json.dumps(row) + "\n")
+        out.write(_encode(row) + "\n")
         n += 1
     out.flush()
     return n
+
+
+def _encode(row: dict[str, Any]) -> str:
+    """One output line; a result that cannot be written as JSON becomes an error line."""
+    try:
+        return json.dumps(row)
+    except (TypeError, ValueError) as exc:
+        return json.dumps({"id": row.get("id") if isinstance(row.get("id"), (str, int, float, type(None))) else None,
+                           "error": f"result cannot be written as JSON: {exc}"})
 
 
 def _answers(lines: Iterable[str], ops: dict[str, Handler]) -> Iterator[dict[str, Any]]:
