@@ -242,6 +242,11 @@ def arm_timers(game: Game) -> None:
         log.exception("could not arm timers for game %s", game.pk)
 
 
+def _rearm_on_commit(game: Game) -> None:
+    """A timer task that came early re-arms the game's timers (never in eager mode: see arm_timers)."""
+    transaction.on_commit(lambda: arm_timers(game))
+
+
 def _return_seat(ctx: _Ctx, seat: int) -> None:
     """The player is back: not away, no autoplay, timeouts reset."""
     gp = ctx.players[seat]
@@ -555,6 +560,7 @@ def game_handle_timeout(*, game_id: int, seq: int, heartbeat: datetime | None | 
         if game.status != Game.PLAYING or game.seq != seq or game.deadline is None:
             return False
         if game.deadline > now + EARLY_TOLERANCE:
+            _rearm_on_commit(game)  # an early (redelivered) timer: wait for the real deadline
             return False
         if hb is not None and (game.deadline - hb).total_seconds() > OUTAGE_SECONDS:
             secs = _window_seconds(game, _is_reentry(ctx)) or 0
@@ -594,6 +600,7 @@ def game_bot_play(*, game_id: int, seq: int) -> bool:
         if game.status != Game.PLAYING or game.seq != seq or game.bot_due_at is None:
             return False
         if game.bot_due_at > now + EARLY_TOLERANCE:
+            _rearm_on_commit(game)
             return False
         window = game.window
         acted = False
