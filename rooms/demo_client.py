@@ -1,0 +1,208 @@
+"""A scripted client of the public API: plays whole games against a running server over HTTP and
+WebSocket, one client per seat, exactly as a phone app would (``play_demo`` and the end-to-end test).
+
+Per seat: a token (a guest made over HTTP, or given), one socket ``/ws/rooms/{code}/?token=…`` that keeps
+the latest ``game`` view (by ``seq``) and pings every 20 s, and an HTTP client that posts the chosen
+action to ``POST /api/games/{id}/actions`` with the view's ``seq``. A ``409 stale_seq`` answer carries the
+current ``seq`` and view: the seat decides again from it and retries. The action is chosen among the
+view's ``legal_actions`` by the games' CPU policy at level ``normal`` (a client-side helper that sees only
+the view; Chinchón seats draw from the stock), so Chinchón hands get closed and games end.
+
+Only public endpoints are used: ``/api/auth/guest``, ``/api/rooms…``, ``/api/games/{id}…``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import websockets
+
+PING_SECONDS = 20
+RESYNC_SECONDS = 3.0  # no socket message for this long: refetch the view over HTTP
+
+
+class DemoError(RuntimeError):
+    """The server answered something a well-behaved client cannot go on from."""
+
+
+@dataclass
+class SeatClient:
+    """One seat's client: ``token``, ``seat``; counts what it sent and received."""
+
+    server: str
+    token: str
+    seat: int = -1
+    messages: int = 0
+    actions: int = 0
+    retries: int = 0
+    view: dict | None = None
+    log: list[str] = field(default_factory=list)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Token {self.token}"}
+
+    @property
+    def ws_base(self) -> str:
+        return "ws" + self.server[len("http"):] if self.server.startswith("http") else self.server
+
+    def take(self, view: dict | None) -> None:
+        """Keep ``view`` if it is newer than the one held (same game, higher or equal seq)."""
+        if not view:
+            return
+        if self.view is None or view["id"] != self.view["id"] or view["seq"] >= self.view["seq"]:
+            self.view = view
+
+
+def _choose(view: dict, rng: random.Random, memory: dict) -> dict:
+    """One of ``view["legal_actions"]``: the games' ``normal`` policy (uniform if it cannot decide), except
+    that a Chinchón seat always draws from the stock when it may (two seats taking each other's discard
+    could otherwise swap the same cards for ever)."""
+    legal = view["legal_actions"]
+    try:
+        if view["game"] == "chinchon":
+            from games.bots import chinchon as policy
+
+            stock = [a for a in legal if a["type"] == "draw" and a.get("source") == "stock"]
+            if stock:
+                return dict(stock[0])
+            return policy.choose(view, legal, "normal", rng, memory=memory)
+        from games.bots import chinchirorin as policy
+
+        return policy.choose(view, legal, "normal", rng)
+    except Exception:  # noqa: BLE001 - a client falls back to any legal action
+        return dict(rng.choice(legal))
+
+
+async def _check(res: httpx.Response, *ok: int) -> dict:
+    if res.status_code not in ok:
+        raise DemoError(f"{res.request.method} {res.request.url.path}: {res.status_code} {res.text[:300]}")
+    return res.json() if res.content else {}
+
+
+async def new_guest(http: httpx.AsyncClient, name: str) -> str:
+    """A guest's token (``POST /api/auth/guest``)."""
+    body = await _check(await http.post("/api/auth/guest", json={"display_name": name}), 201)
+    return body["token"]
+
+
+async def _socket_reader(client: SeatClient, ws, changed: asyncio.Event, room_box: dict) -> None:
+    async for raw in ws:
+        client.messages += 1
+        msg = json.loads(raw)
+        if msg.get("type") == "game":
+            client.take(msg.get("view"))
+            changed.set()
+        elif msg.get("type") == "room":
+            room_box["room"] = msg["room"]
+            changed.set()
+
+
+async def _pinger(ws) -> None:
+    while True:
+        await asyncio.sleep(PING_SECONDS)
+        await ws.send(json.dumps({"type": "ping"}))
+
+
+async def _play_seat(client: SeatClient, http: httpx.AsyncClient, game_id: int, rng: random.Random,
+                     changed: asyncio.Event) -> None:
+    """Act whenever the held view awaits this seat, until the game is over."""
+    memory: dict[str, Any] = {}
+    while True:
+        view = client.view
+        if view is not None and view["id"] == game_id and view["status"] != "playing":
+            return
+        if view is None or view["id"] != game_id or not view["legal_actions"]:
+            changed.clear()
+            try:
+                await asyncio.wait_for(changed.wait(), RESYNC_SECONDS)
+            except TimeoutError:  # the layer may drop messages: the database is the truth
+                client.take(await _check(await http.get(f"/api/games/{game_id}", headers=client.headers), 200))
+            continue
+        action = _choose(view, rng, memory)
+        res = await http.post(f"/api/games/{game_id}/actions", headers=client.headers,
+                              json={**action, "seq": view["seq"]})
+        body = res.json()
+        if res.status_code == 200:
+            client.actions += 1
+            client.take(body)
+        elif res.status_code == 409 and body.get("code") == "stale_seq":
+            client.retries += 1
+            client.take(body.get("view"))  # decide again from the current view (its seq)
+        elif body.get("code") in ("not_your_turn", "game_over", "illegal_action"):
+            client.retries += 1
+            client.take(await _check(await http.get(f"/api/games/{game_id}", headers=client.headers), 200))
+        else:
+            raise DemoError(f"seat {client.seat}: {res.status_code} {body}")
+
+
+async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | None = None,
+                    tokens: list[str] | None = None, seed: int = 0, timeout: float = 600.0) -> dict:
+    """Play one whole game of ``game`` with ``seats`` client seats and return a summary.
+
+    ``tokens``: the players' tokens in seat order (default: new guests); the first creates the room and
+    hosts. Returns ``{"game_id", "room", "game", "result", "seq", "actions", "retries", "messages",
+    "players": [{seat, display_name}]}`` (``seq`` = the game's applied actions, ``messages`` = socket
+    messages received by all seats). Raises :class:`DemoError` or ``TimeoutError``.
+    """
+    server = server.rstrip("/")
+    async with httpx.AsyncClient(base_url=server, timeout=30) as http:
+        if tokens is None:
+            tokens = [await new_guest(http, f"Demo {i + 1}") for i in range(seats)]
+        clients = [SeatClient(server=server, token=t) for t in tokens]
+        host = clients[0]
+        room = await _check(await http.post("/api/rooms", headers=host.headers,
+                                            json={"game": game, "seats": seats, "rules": rules or {}}), 201)
+        code = room["code"]
+        for c in clients[1:]:
+            await _check(await http.post(f"/api/rooms/{code}/join", headers=c.headers), 200)
+        async with contextlib.AsyncExitStack() as stack:
+            events, tasks = [], []
+            for c in clients:
+                ws = await stack.enter_async_context(websockets.connect(f"{c.ws_base}/ws/rooms/{code}/?token={c.token}",
+                                                                        open_timeout=10))
+                changed = asyncio.Event()
+                box: dict = {}
+                tasks.append(asyncio.create_task(_socket_reader(c, ws, changed, box)))
+                tasks.append(asyncio.create_task(_pinger(ws)))
+                events.append(changed)
+            started = await _check(await http.post(f"/api/rooms/{code}/start", headers=host.headers), 201)
+            game_id = started["game_id"]
+            for i, c in enumerate(clients):
+                c.seat = i  # the host sits in seat 0 and each joiner takes the lowest free seat
+                rng = random.Random(f"{seed}:{i}")
+                tasks.append(asyncio.create_task(_play_seat(c, http, game_id, rng, events[i])))
+            players = tasks[2 * len(clients):]
+            try:
+                await asyncio.wait_for(asyncio.gather(*players), timeout)
+            finally:
+                for t in tasks:
+                    t.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+        final = await _check(await http.get(f"/api/games/{game_id}", headers=host.headers), 200)
+    return {
+        "game_id": game_id, "room": code, "game": game, "result": final["result"], "seq": final["seq"],
+        "actions": sum(c.actions for c in clients), "retries": sum(c.retries for c in clients),
+        "messages": sum(c.messages for c in clients),
+        "players": [{"seat": p["seat"], "display_name": p["display_name"]} for p in final["players"]],
+    }
+
+
+def standing_text(summary: dict) -> str:
+    """A printable final standing: ``1. Demo 1 (seat 0) 1130 points``."""
+    names = {p["seat"]: p["display_name"] for p in summary["players"]}
+    result = summary["result"] or {}
+    lines = [f"{summary['game']} game {summary['game_id']} in room {summary['room']}: {result.get('reason')}"]
+    for row in result.get("standing", []):
+        value = row.get("points", row.get("score"))
+        unit = "points" if "points" in row else "score"
+        lines.append(f"  {row['place']}. {names.get(row['seat'])} (seat {row['seat']}) {unit} {value}")
+    lines.append(f"  actions applied: {summary['seq']} (posted by the clients: {summary['actions']}, "
+                 f"stale/refused and retried: {summary['retries']}); socket messages: {summary['messages']}")
+    return "\n".join(lines)
