@@ -27,6 +27,7 @@ from rest_framework.views import APIView
 from config.errors import ApiError
 from ranking import selectors, services
 from ranking.serializers import (
+    MAX_ID,
     AwardSerializer,
     FriendAnswerSerializer,
     FriendsSerializer,
@@ -123,7 +124,7 @@ class LeaderboardApi(APIView):
 
 
 def _user_or_404(user_id: int):
-    user = get_user_model().objects.filter(id=user_id).first()
+    user = get_user_model().objects.filter(id=user_id).first() if 0 < user_id <= MAX_ID else None
     if user is None:
         raise ApiError("not_found", "No such user.", 404)
     return user

@@ -6,6 +6,9 @@ from rest_framework import serializers
 from config.timefmt import DateTimeMsField
 from ranking.selectors import GAMES
 
+MAX_ID = 2**63 - 1
+"""The largest id a database row may have (64-bit): larger ones are refused before any query."""
+
 
 class PlayerRefSerializer(serializers.Serializer):
     """``player``: ``{id, display_name}``."""
@@ -18,7 +21,7 @@ class PlayerRefSerializer(serializers.Serializer):
 class FriendTargetSerializer(serializers.Serializer):
     """Body of ``POST``/``DELETE /api/friends``: ``{user_id}``."""
 
-    user_id = serializers.IntegerField(min_value=1)
+    user_id = serializers.IntegerField(min_value=1, max_value=MAX_ID)
 
 
 class FriendSerializer(serializers.Serializer):
