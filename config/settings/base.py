@@ -158,7 +158,12 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE: dict = {"games-sweep": {"task": "games.tasks.sweep", "schedule": 1.0, "options": {"expires": 2.0}}}
+CELERY_BEAT_SCHEDULE: dict = {
+    # Every second: overdue deadlines and due CPU moves whose task was lost; the outage heartbeat.
+    "games-sweep": {"task": "games.tasks.sweep", "schedule": 1.0, "options": {"expires": 2.0}},
+    # Every minute: delete expired ranked-queue entries (expired ones are never matched anyway).
+    "ranking-queue-expire": {"task": "ranking.queue_expire", "schedule": 60.0, "options": {"expires": 55.0}},
+}
 
 # Seconds a seat whose last socket closed stays present before the CPU plays for it (DESIGN.md).
 AWAY_GRACE_SECONDS = env.float("AWAY_GRACE_SECONDS", default=10.0)
