@@ -272,3 +272,20 @@ async def test_a_silent_socket_is_closed(players, settings):
     comm = await _open(room.code, host)
     await asyncio.sleep(0.1)
     assert await _closed_with_after_messages(comm) == 4408
+
+
+async def test_a_player_who_left_mid_game_is_back_on_reconnecting(players):
+    room, host, other = players
+    game_id = await _start(room, host)
+    await database_sync_to_async(services.room_leave)(code=room.code, user=other)
+
+    def left():
+        return (Seat.objects.get(room=room, index=1).left,
+                GamePlayer.objects.get(game_id=game_id, seat=1).left)
+
+    assert await database_sync_to_async(left)() == (True, True)
+    comm = await _open(room.code, other)  # the same token, a new socket
+    msgs = await _until(comm, lambda m: m["type"] == "game")
+    assert msgs[0]["room"]["seats"][1]["left"] is False
+    assert await database_sync_to_async(left)() == (False, False)
+    await comm.disconnect()
