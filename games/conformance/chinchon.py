@@ -10,9 +10,13 @@ from typing import Any
 from games.engine import chinchon_melds as melds
 from games.engine.chinchon import Rules, validate_rules
 
+MAX_ARRANGE_CARDS = 16
+"""``chinchon.arrange`` takes at most this many cards (a hand holds 7 or 8; the exact solver grows fast)."""
+
 
 def _rules(args: dict[str, Any]) -> Rules:
-    return validate_rules(args.get("rules") or {})
+    rules = args.get("rules")
+    return validate_rules({} if rules is None else rules)
 
 
 def _cards(args: dict[str, Any], key: str = "cards") -> list[str]:
@@ -22,13 +26,17 @@ def _cards(args: dict[str, Any], key: str = "cards") -> list[str]:
     return cards
 
 
-def _seat(v: Any, name: str) -> int:
-    if isinstance(v, bool):
+def _seat(v: Any, name: str, rules: Rules) -> int:
+    """A seat number: an integer as a value, a string of its decimal digits as an object key (README:
+    "as values integers; as object keys, strings"), from 0 to the seat count the rules allow, minus 1."""
+    if isinstance(v, str) and v.isascii() and v.isdigit() and str(int(v)) == v:
+        v = int(v) if name == "seat" else v
+    if isinstance(v, bool) or not isinstance(v, int):
         raise ValueError(f"{name} must be a seat number")
-    try:
-        return int(v)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a seat number") from None
+    top = 8 if rules.decks == 2 else 4
+    if not 0 <= v < top:
+        raise ValueError(f"{name} must be a seat number from 0 to {top - 1}")
+    return v
 
 
 def op_value(args: dict[str, Any]) -> dict[str, Any]:
@@ -46,7 +54,10 @@ def op_is_meld(args: dict[str, Any]) -> dict[str, Any]:
 
 def op_arrange(args: dict[str, Any]) -> dict[str, Any]:
     """``chinchon.arrange``: ``rules``, ``cards`` -> ``{"loose_points", "loose_count", "melds"}``."""
-    found, loose, points = melds.best_arrangement(_cards(args), _rules(args))
+    cards = _cards(args)
+    if len(cards) > MAX_ARRANGE_CARDS:
+        raise ValueError(f"cards must hold at most {MAX_ARRANGE_CARDS} cards")
+    found, loose, points = melds.best_arrangement(cards, _rules(args))
     return {"loose_points": points, "loose_count": len(loose), "melds": found}
 
 
@@ -75,17 +86,17 @@ def op_score(args: dict[str, Any]) -> dict[str, Any]:
     """``chinchon.score``: ``rules``, ``closer``, ``hands`` {seat: 7 cards} -> ``{"deltas": {seat: points
     added}, "winner": seat or null}`` (plus ``kind`` of the close)."""
     rules = _rules(args)
-    closer = _seat(args["closer"], "closer")
+    closer = _seat(args["closer"], "closer", rules)
     hands_in = args["hands"]
-    if not isinstance(hands_in, dict) or not hands_in:
-        raise ValueError("hands must be an object of seat -> cards")
+    if not isinstance(hands_in, dict) or len(hands_in) < 2:
+        raise ValueError("hands must be an object of seat -> cards, for 2 seats or more")
     hands = {}
     for s, cards in hands_in.items():
         if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
             raise ValueError("each hand must be a list of card codes")
         if len(cards) != 7:
             raise ValueError(f"seat {s} must hold 7 cards")
-        hands[_seat(s, "seat")] = cards
+        hands[_seat(s, "seat", rules)] = cards
     if closer not in hands:
         raise ValueError("closer is not one of the hands")
     out = melds.score_hand(closer, hands, rules)

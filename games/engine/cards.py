@@ -50,7 +50,7 @@ def parse_card(code: str) -> tuple[int, str] | None:
     if not isinstance(code, str) or len(code) < 2 or len(code) > 3:
         raise ValueError(f"{code!r} is not a card code")
     rank_s, suit = code[:-1], code[-1]
-    if suit not in _SUIT_INDEX or not rank_s.isdigit() or rank_s[0] == "0":
+    if suit not in _SUIT_INDEX or not (rank_s.isascii() and rank_s.isdigit()) or rank_s[0] == "0":
         raise ValueError(f"{code!r} is not a card code")
     rank = int(rank_s)
     if not 1 <= rank <= 12:

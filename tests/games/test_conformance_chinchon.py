@@ -76,3 +76,84 @@ def test_public_chinchon_cases():
                 assert (
                     {str(a): b for a, b in got[k].items()} == v if isinstance(v, dict) else got[k] == v
                 ), c["id"]
+
+
+SCORE_BASE = {"0": ["1O", "2O", "3O", "12C", "12E", "12B", "2E"], "1": ["4O", "12O", "5C", "6C", "7C", "9E", "9B"]}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"rules": {}, "closer": "0", "hands": SCORE_BASE},  # seat numbers as values are integers
+        {"rules": {}, "closer": 0.5, "hands": SCORE_BASE},  # was read as int(0.5) == 0
+        {"rules": {}, "closer": True, "hands": SCORE_BASE},
+        {"rules": {}, "closer": 0, "hands": {"0": SCORE_BASE["0"], "-1": SCORE_BASE["1"]}},  # was seat -1
+        {"rules": {}, "closer": 0, "hands": {"0": SCORE_BASE["0"], " 1": SCORE_BASE["1"]}},  # was seat 1
+        {"rules": {}, "closer": 0, "hands": {"0": SCORE_BASE["0"], "01": SCORE_BASE["1"]}},
+        {"rules": {}, "closer": 0, "hands": {"0": SCORE_BASE["0"], "4": SCORE_BASE["1"]}},  # standard: 2-4 seats
+        {"rules": {}, "closer": 0, "hands": {"0": SCORE_BASE["0"]}},  # a hand is played by 2 seats or more
+        {"rules": [], "closer": 0, "hands": SCORE_BASE},  # was read as the standard preset
+        {"rules": "", "closer": 0, "hands": SCORE_BASE},
+    ],
+)
+def test_score_malformed_args_are_errors(args):
+    row = ask("chinchon.score", args)
+    assert "error" in row and "result" not in row
+
+
+def test_score_seat_keys_accepted():
+    # seat 3 of 4 (seats 1, 2 not in this hand); two decks allow seats up to 7
+    res = ask("chinchon.score", {"rules": {}, "closer": 0, "hands": {"0": SCORE_BASE["0"], "3": SCORE_BASE["1"]}})
+    assert res["result"]["deltas"] == {"0": 2, "3": 18}
+    res = ask("chinchon.score", {"rules": {"preset": "traditional", "decks": 2}, "closer": 7, "hands": {
+        "7": SCORE_BASE["0"], "5": SCORE_BASE["1"]}})
+    # traditional (pip, total mode): closer loose 2E = 2; seat 5 melds 5C-7C, lays 4O onto 1O-3O and 12O onto
+    # the Reyes (two decks: a set holds up to 8), loose 9E 9B = 18
+    assert res["result"]["deltas"] == {"5": 18, "7": 2}
+
+
+def test_garbage_codes_and_oversized_arrange_are_errors():
+    assert "error" in ask("chinchon.value", {"rules": {}, "card": "\u0663O"})  # was accepted as "3O"
+    big = [f"{r}O" for r in range(1, 13)] + ["1C", "2C", "3C", "4C", "5C"]
+    assert ask("chinchon.arrange", {"rules": {}, "cards": big})["error"] == "cards must hold at most 16 cards"
+    res = ask("chinchon.arrange", {"rules": {}, "cards": big[:16]})["result"]
+    assert (res["loose_points"], res["loose_count"]) == (0, 0)  # 1O-12O and 1C-4C
+
+
+@pytest.mark.parametrize(
+    "rules, hands, closer, deltas",
+    [
+        # standard, layoff onto the closer: 7O extends 4O-6O for seat 1, 8O then fits for seat 2, and seat 3
+        # lays 3O at the low end and 9O at the high end.
+        ({}, {"0": ["4O", "5O", "6O", "12C", "12E", "12B", "2E"], "1": ["7O", "9C", "11B", "3E", "5B", "8E", "10C"],
+              "2": ["8O", "1C", "3C", "5E", "7B", "9B", "11E"], "3": ["3O", "9O", "2C", "4B", "6B", "10B", "1B"]},
+         0, {"0": 2, "1": 45, "2": 35, "3": 23}),
+        # a loose joker is laid off at the run's high end (the 7O place), so seat 2 lays 8O but not 7O
+        ({}, {"0": ["4O", "5O", "6O", "12C", "12E", "12B", "2E"], "1": ["JK", "2B", "4C", "6E", "8B", "10E", "12O"],
+              "2": ["7O", "8O", "1C", "3C", "5E", "9B", "11E"]},
+         0, {"0": 2, "1": 30, "2": 35}),
+        # traditional (pip, layoff onto all): seat 1 runs 3C-5C up to 7C, seat 2 lays 2C, 1C below it and 8B on
+        # the 8s, seat 3 lays 11B on seat 2's Caballos.
+        ({"preset": "traditional"},
+         {"0": ["3C", "4C", "5C", "8O", "8C", "8E", "1B"], "1": ["6C", "7C", "10E", "10B", "10O", "2E", "4E"],
+          "2": ["2C", "8B", "1C", "11O", "11C", "11E", "5E"], "3": ["11B", "4O", "5O", "6O", "9E", "9B", "3O"]},
+         0, {"0": 1, "1": 6, "2": 5, "3": 18}),
+        # the same with layoff onto the closer only: 11B stays loose for seat 3 (+11)
+        ({"preset": "traditional", "layoff_onto": "closer"},
+         {"0": ["3C", "4C", "5C", "8O", "8C", "8E", "1B"], "1": ["6C", "7C", "10E", "10B", "10O", "2E", "4E"],
+          "2": ["2C", "8B", "1C", "11O", "11C", "11E", "5E"], "3": ["11B", "4O", "5O", "6O", "9E", "9B", "3O"]},
+         0, {"0": 1, "1": 6, "2": 5, "3": 29}),
+        # traditional menos diez: nothing onto the closer's melds, but seat 0 lays 8O and 4O onto seat 2's run
+        ({"preset": "traditional"},
+         {"0": ["8O", "4C", "10E", "10B", "2B", "2O", "4O"], "1": ["1E", "2E", "3E", "9O", "9C", "9B", "9E"],
+          "2": ["5O", "6O", "7O", "4E", "11E", "12B", "1C"]},
+         1, {"0": 28, "1": -10, "2": 28}),
+        # wild_ace: 1O-7O is a seven-run with a wild (-25), nobody lays off onto it
+        ({"preset": "wild_ace"},
+         {"0": ["1O", "2O", "3O", "4O", "5O", "6O", "7O"], "1": ["10O", "1C", "2C", "3C", "5E", "6E", "12B"]},
+         0, {"0": -25, "1": 31}),  # 1C-3C melded; 10O 5E 6E 12B loose: 10 + 5 + 6 + 10
+    ],
+)
+def test_score_hand_computed_cases(rules, hands, closer, deltas):
+    res = ask("chinchon.score", {"rules": rules, "closer": closer, "hands": hands})["result"]
+    assert res["deltas"] == deltas and res["winner"] is None

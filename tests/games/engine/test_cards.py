@@ -23,7 +23,8 @@ def test_parse_and_format():
     assert parse_card("12E") == (12, "E")
     assert parse_card("JK") is None
     assert format_card(10, "B") == "10B"
-    for bad in ("13O", "0O", "7X", "", "O7", "07O", "1", 7, None):
+    # non-ASCII digits ("\u0663" is an Arabic-Indic 3, "\u00b2" a superscript 2) are not card codes
+    for bad in ("13O", "0O", "7X", "", "O7", "07O", "1", 7, None, "\u0663O", "\u00b2O", "1\u0662O"):
         assert not is_card_code(bad)
         with pytest.raises(ValueError):
             parse_card(bad)
