@@ -12,7 +12,7 @@ LOG_PAGE = 100
 
 def game_get(*, game_id) -> Game | None:
     """The game with this id, or ``None`` (also for an id that is not an integer)."""
-    if isinstance(game_id, bool) or not isinstance(game_id, int):
+    if isinstance(game_id, bool) or not isinstance(game_id, int) or not 0 < game_id < 2**63:
         return None
     return Game.objects.filter(pk=game_id).first()
 

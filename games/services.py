@@ -58,6 +58,15 @@ def _scale() -> float:
     return float(getattr(settings, "GAMES_TIME_SCALE", 1.0) or 1.0)
 
 
+def _as_id(value) -> int | None:
+    """A game id as an int (a decimal string is accepted), or None; ids beyond bigint are None."""
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
+        return None
+    return value
+
+
 # ------------------------------------------------------------------------------------------ errors
 def _not_found() -> ApiError:
     return ApiError("not_found", "No such game.", 404)
@@ -478,7 +487,8 @@ def game_apply_action(*, game_id: int, actor, expected_seq: int, action: dict, a
     A player's applied action returns the seat (away, autoplay and timeouts reset). After commit: per-seat
     broadcasts, timers, and ``game_finished`` when the game ended.
     """
-    game = Game.objects.filter(pk=game_id).first() if isinstance(game_id, int) else None
+    game_id = _as_id(game_id)
+    game = Game.objects.filter(pk=game_id).first() if game_id is not None else None
     if game is None:
         raise _not_found()
     by, seat, user = _resolve_actor(game, actor)
@@ -742,7 +752,8 @@ def game_set_autoplay(*, game_id: int, user, on: bool) -> dict:
     """Hand ``user``'s seat to the CPU (``on``) or take it back; returns the user's view. While on, the
     seat is played with the engine's default after the CPU speed delay. Errors: 404 ``not_found``, 403
     ``not_a_player``, 409 ``game_over``. Locks the game."""
-    game = Game.objects.filter(pk=game_id).first() if isinstance(game_id, int) else None
+    game_id = _as_id(game_id)
+    game = Game.objects.filter(pk=game_id).first() if game_id is not None else None
     if game is None:
         raise _not_found()
     seat = _seat_of(game, user)

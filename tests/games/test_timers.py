@@ -288,3 +288,43 @@ def test_a_human_awaited_24h_resigns():
     assert counts["resigned"] == 1
     assert [(r.seat, r.by, r.action) for r in _rows(game)] == [(1, "timeout", {"type": "resign"})]
     assert game.status == "finished" and game.result["reason"] == "resignations"
+
+
+def test_reentry_window_closes_after_60s_without_timers_and_an_away_seat_answers_only_then(monkeypatch):
+    from games.engine import chinchon
+    from games.engine.rng import rng_for_seq
+
+    seed = bytes(32)
+    monkeypatch.setattr("games.engine.rng.new_seed", lambda: seed)
+    users = [UserFactory() for _ in range(3)]
+    rules = {"preset": "traditional", "elimination": 70}
+    game = GameFactory(game="chinchon", rules=rules, seats=[human(u) for u in users], turn_seconds=None)
+    # Play the engine alone (defaults) up to the close that sends seat 0 out with a re-entry offer, then
+    # store that position in the game: its next transition uses the same rng as the simulation.
+    state, _ = chinchon.initial_state(chinchon.validate_rules(rules, 3), 3, rng_for_seq(seed, 0))
+    seq = 0
+    while True:
+        seat = chinchon.awaiting(state)[0]
+        action = chinchon.default_action(state, seat)
+        new, _ = chinchon.apply(state, seat, action, rng_for_seq(seed, seq + 1))
+        if new["phase"] == "reentry" or chinchon.outcome(new) is not None or seq > 3000:
+            break
+        state, seq = new, seq + 1
+    if new["phase"] != "reentry":
+        pytest.skip("the engine's defaults no longer reach a re-entry with this seed")  # pragma: no cover
+    offered = chinchon.awaiting(new)
+    Game.objects.filter(pk=game.pk).update(state=chinchon.to_dict(state), seq=seq, window=chinchon.window(state))
+    GamePlayer.objects.filter(game=game, seat__in=offered).update(away=True)
+    game.refresh_from_db()
+    assert game.deadline is None  # no timers: a turn has no deadline
+    services.game_apply_action(game_id=game.pk, actor=users[seat], expected_seq=seq, action=action)
+    game.refresh_from_db()
+    view = services.game_view(game=game, seat=offered[0])
+    assert view["phase"] == "reentry" and view["awaiting"] == offered
+    assert (game.deadline - game.window_opened_at).total_seconds() == pytest.approx(60.0)
+    assert game.bot_due_at is None  # away seats answer a re-entry offer only at its deadline
+    assert services.game_sweep()["bots"] == 0
+    expire(game)
+    assert services.game_handle_timeout(game_id=game.pk, seq=game.seq)
+    answers = _rows(game, by="away")
+    assert [(r.seat, r.action) for r in answers] == [(s, {"type": "reenter", "accept": False}) for s in offered]
