@@ -17,6 +17,8 @@ names; :class:`GameEngine` documents them and is what the registry hands out.
 - ``apply(state, seat: int, action: Action, rng) -> tuple[State, list[Event]]`` — never mutates
   ``state``; raises ``InvalidAction`` (malformed), ``NotYourTurn`` (type in neither list),
   ``IllegalAction`` (listed type, value not allowed).
+- ``check_action(action) -> None`` — the shape check alone (no state): raises ``InvalidAction`` for an
+  unknown type or a missing, extra or wrong-typed field; the service runs it before taking the row lock.
 - ``default_action(state, seat) -> Action`` — the deterministic default for a timed-out / played-for seat.
 - ``outcome(state) -> dict | None``.
 - ``view_for(state, seat | None) -> dict`` — ``{"phase", "awaiting", "turn", "players": [...],
