@@ -32,9 +32,9 @@ def normalize_code(code: str) -> str | None:
     return code if all(ch in CODE_ALPHABET for ch in code) else None
 
 
-def rooms_with_seats() -> QuerySet[Room]:
-    """Rooms with host, seats and seated users loaded (what the ``room`` shape reads)."""
-    return Room.objects.select_related("host").prefetch_related(
+def rooms_with_seats(rooms: QuerySet[Room] | None = None) -> QuerySet[Room]:
+    """``rooms`` (default all) with host, seats and seated users loaded (what the ``room`` shape reads)."""
+    return (Room.objects.all() if rooms is None else rooms).select_related("host").prefetch_related(
         Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
     )
 
@@ -59,17 +59,10 @@ def room_seats(room: Room) -> list[Seat]:
     return list(Seat.objects.filter(room=room).select_related("user").order_by("index"))
 
 
-def seat_of(room: Room, user) -> Seat | None:
-    """The seat ``user`` holds in ``room`` (also one kept after leaving mid-game), or ``None``."""
-    if user is None or not user.is_authenticated:
-        return None
-    return Seat.objects.filter(room=room, user=user).first()
-
-
 def rooms_for_user(user) -> QuerySet[Room]:
     """The rooms not closed where ``user`` holds a seat, newest first (``GET /api/me/rooms``)."""
     ids = Seat.objects.filter(user=user).values("room_id")
-    return rooms_with_seats().filter(pk__in=ids).exclude(status=RoomStatus.CLOSED).exclude(idle_filter()).order_by("-id")
+    return rooms_with_seats(live_rooms().filter(pk__in=ids)).order_by("-id")
 
 
 def chat_messages(*, room: Room, before: int | None = None, limit: int = CHAT_PAGE) -> list[ChatMessage]:
