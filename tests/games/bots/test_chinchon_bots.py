@@ -1,0 +1,251 @@
+"""Chinchón CPU players (games/bots/chinchon.py): legality, no hidden information, hand-worked scenarios
+and a small seeded tournament (hard > easy, normal > easy). The larger tournament is bench/bench_chinchon.py.
+"""
+
+import random
+
+import pytest
+
+from games.bots import chinchon as bots
+from games.engine import chinchon as engine
+from games.engine import chinchon_melds as melds
+
+STANDARD = engine.validate_rules({})
+
+
+def play_game(levels, seed, settings=None, *, max_actions=None, check=None):
+    """One game of CPU seats through the engine: each awaited seat's policy chooses from its own view;
+    hard seats keep a memory. Returns the final state."""
+    rules = engine.validate_rules(settings or {}, len(levels))
+    rng = random.Random(seed)
+    bot_rng = random.Random(seed ^ 0xB07)
+    state, _ = engine.initial_state(rules, len(levels), rng)
+    memories = [{} for _ in levels]
+    n = 0
+    while state["phase"] != "finished" and (max_actions is None or n < max_actions):
+        seat = engine.awaiting(state)[0]
+        view = engine.view_for(state, seat)
+        legal = engine.legal_actions(state, seat)
+        action = bots.choose(view, legal, levels[seat], bot_rng, seat=seat, rules=rules, memory=memories[seat])
+        if check is not None:
+            check(state, seat, view, legal, action)
+        assert action in legal, (action, legal)
+        state, _ = engine.apply(state, seat, action, rng)
+        n += 1
+    return state
+
+
+def make_view(hand, pile, *, phase, taken=None, scores=(0, 0), you=0, hand_number=1, stock_size=30):
+    n = len(scores)
+    return {
+        "phase": phase,
+        "awaiting": [you],
+        "turn": you,
+        "you": you,
+        "players": [
+            {"seat": i, "score": scores[i], "resigned": False, "out": False, "reentries": 0} for i in range(n)
+        ],
+        "table": {
+            "hand": sorted(hand, key=lambda c: (("O", "C", "E", "B", "K").index(c[-1]), c)),
+            "taken_from_discard": taken,
+            "hand_sizes": {str(i): (len(hand) if i == you else 7) for i in range(n)},
+            "stock_size": stock_size,
+            "discard_pile": list(pile),
+            "scores": {str(i): scores[i] for i in range(n)},
+            "mano": 0,
+            "hand_number": hand_number,
+            "first_round_complete": True,
+            "reveal": None,
+        },
+        "result": None,
+    }
+
+
+def discard_legal(hand, taken=None, rules=STANDARD):
+    legal = [{"type": "discard", "card": c} for c in dict.fromkeys(hand) if c != taken]
+    legal += [
+        {"type": "close", "card": o["card"]}
+        for o in melds.close_options(hand, rules, taken_from_discard=taken)
+    ]
+    return legal
+
+
+DRAWS = [{"type": "draw", "source": "stock"}, {"type": "draw", "source": "discard"}]
+
+
+# ----------------------------------------------------------------------------------------- legality
+
+
+@pytest.mark.parametrize(
+    ("settings", "seats", "seed"),
+    [({}, 2, 1), ({}, 4, 2), ({"preset": "traditional"}, 3, 3), ({"preset": "traditional"}, 5, 4),
+     ({"preset": "wild_ace"}, 4, 5), ({"deck": 40, "max_jokers_per_meld": 2, "close_limit": 0}, 3, 6)],
+)
+def test_every_choice_is_legal_and_deterministic(settings, seats, seed):
+    levels = [random.Random(seed).choice(bots.LEVELS) for _ in range(seats)]
+    levels[0] = "hard"
+
+    resolved = engine.validate_rules(settings, seats)
+
+    def check(state, seat, view, legal, action):
+        again = bots.choose(view, legal, levels[seat], random.Random(7), seat=seat, rules=settings)
+        twice = bots.choose(view, legal, levels[seat], random.Random(7), seat=seat,
+                            rules=engine.rules_to_dict(resolved))
+        assert again == twice and again in legal
+
+    play_game(levels, seed, settings, max_actions=120, check=check)
+
+
+def test_reentry_is_declined_and_forced_actions_returned():
+    legal = [{"type": "reenter", "accept": True}, {"type": "reenter", "accept": False}]
+    view = make_view(["1O"] * 0, [], phase="reentry")
+    for level in bots.LEVELS:
+        assert bots.choose(view, legal, level, random.Random(1)) == {"type": "reenter", "accept": False}
+        only = [{"type": "draw", "source": "stock"}]
+        assert bots.choose(make_view(["1O", "2O", "3O", "4O", "5C", "6C", "7C"], [], phase="draw"), only,
+                           level, random.Random(1)) == only[0]
+    with pytest.raises(ValueError):
+        bots.choose(view, legal, "expert", random.Random(1))
+    with pytest.raises(ValueError):
+        bots.choose(view, [], "easy", random.Random(1))
+
+
+def test_bots_only_see_the_view():
+    """Two states that differ only in hidden cards (a rival's hand, the stock's order) give the same view,
+    hence the same choice at every level; the view holds no hidden card."""
+    state, _ = engine.initial_state(STANDARD, 2, random.Random(11))
+    seat = engine.awaiting(state)[0]
+    other = 1 - seat
+    twin = engine.from_dict(engine.to_dict(state))
+    twin["hands"][other][0], twin["stock"][0] = twin["stock"][0], twin["hands"][other][0]
+    twin["stock"].reverse()
+    view, view2 = engine.view_for(state, seat), engine.view_for(twin, seat)
+    assert view == view2
+    assert set(view["table"]["hand"]) == set(state["hands"][seat])
+    assert "stock" not in view["table"] and "hands" not in view["table"]
+    for level in bots.LEVELS:
+        legal = engine.legal_actions(state, seat)
+        a = bots.choose(view, legal, level, random.Random(3), seat=seat, rules=STANDARD)
+        b = bots.choose(view2, engine.legal_actions(twin, seat), level, random.Random(3), seat=seat, rules=STANDARD)
+        assert a == b
+
+
+# ----------------------------------------------------------------------------------------- scenarios
+
+
+def test_normal_takes_a_discard_that_completes_a_run():
+    # 4O 5O + 6O on the pile: a run; loose points 47 -> 28 after throwing a 10-point card.
+    hand = ["4O", "5O", "11C", "12E", "9B", "2C", "7E"]
+    view = make_view(hand, ["3B", "6O"], phase="draw")
+    assert bots.choose(view, DRAWS, "normal", random.Random(1)) == {"type": "draw", "source": "discard"}
+    assert bots.choose(view, DRAWS, "easy", random.Random(1)) == {"type": "draw", "source": "discard"}
+    # a card that helps nothing is left: 10O only swaps for a 10-point card and makes no near-meld
+    view = make_view(hand, ["3B", "10O"], phase="draw")
+    assert bots.choose(view, DRAWS, "normal", random.Random(1)) == {"type": "draw", "source": "stock"}
+
+
+def test_normal_throws_its_highest_loose_card():
+    # melds 1O 2O 3O and 5C 5E 5B; loose 12B (10 points) and 4E (4): no close (4 > 3); throws 12B.
+    hand = ["1O", "2O", "3O", "5C", "5E", "5B", "12B", "4E"]
+    legal = discard_legal(hand)
+    assert all(a["type"] == "discard" for a in legal)
+    view = make_view(hand, ["7C"], phase="discard")
+    assert bots.choose(view, legal, "normal", random.Random(1)) == {"type": "discard", "card": "12B"}
+    # easy throws a loose card too, never a melded one
+    for s in range(10):
+        assert bots.choose(view, legal, "easy", random.Random(s))["card"] in ("12B", "4E")
+
+
+def test_every_level_closes_when_it_can():
+    # 1O 2O 3O, 12C 12E 12B, loose 2E; 11O face down (rules file worked example): closes, scores 2.
+    hand = ["1O", "2O", "3O", "12C", "12E", "12B", "2E", "11O"]
+    legal = discard_legal(hand)
+    assert {"type": "close", "card": "11O"} in legal
+    view = make_view(hand, ["7C"], phase="discard")
+    for level in bots.LEVELS:
+        assert bots.choose(view, legal, level, random.Random(1)) == {"type": "close", "card": "11O"}
+
+
+def _picked_memory_view(hand):
+    """Seat 0 (of 2) discarded 9C; seat 1 took it and threw 6E; seat 0 drew from the stock."""
+    memory = {}
+    bots.observe(make_view(hand[:7], ["3B"], phase="discard"), memory, seat=0)
+    memory["pending"] = "9C"  # what choose() records for its own discard
+    view = make_view(hand, ["3B", "6E"], phase="discard")
+    return view, memory
+
+
+def test_observe_infers_the_pick_up_of_our_discard():
+    hand = ["1O", "2O", "3O", "4C", "4E", "4B", "9E", "8B"]
+    view, memory = _picked_memory_view(hand)
+    bots.observe(view, memory, seat=0)
+    assert memory["picked"] == {"1": ["9C"]}
+    # a new hand forgets
+    bots.observe(make_view(hand[:7], ["5O"], phase="draw", hand_number=2), memory, seat=0)
+    assert memory["picked"] == {}
+
+
+def test_hard_avoids_feeding_a_rival_who_picked_up():
+    # melds 1O 2O 3O and 4C 4E 4B; loose 9E (9 points) and 8B (8). With nothing known hard throws the 9E;
+    # once the next seat is known to have taken the 9C, the 9E would feed its 9s: it throws the 8B.
+    hand = ["1O", "2O", "3O", "4C", "4E", "4B", "9E", "8B"]
+    legal = discard_legal(hand)
+    view, memory = _picked_memory_view(hand)
+    assert bots.choose(view, legal, "hard", random.Random(1), seat=0) == {"type": "discard", "card": "9E"}
+    assert bots.choose(view, legal, "hard", random.Random(1), seat=0, memory=memory) == {
+        "type": "discard", "card": "8B"}
+
+
+def test_hard_closes_at_once_when_a_rival_is_near_elimination(monkeypatch):
+    # runs 4O 5O 6O and 4C 5C 6C, loose 1B: closing (12E face down) scores 1. Waiting keeps the close and
+    # has outs to menos diez (3O, 7O, 3C, 7C, jokers). With the wait threshold at 0 hard would wait ...
+    monkeypatch.setattr(bots, "WAIT_MIN_CHANCE", 0.0)
+    hand = ["4O", "5O", "6O", "4C", "5C", "6C", "1B", "12E"]
+    legal = discard_legal(hand)
+    assert {"type": "close", "card": "12E"} in legal
+    calm = make_view(hand, ["7B"], phase="discard", scores=(10, 20))
+    assert bots.choose(calm, legal, "hard", random.Random(1)) == {"type": "discard", "card": "12E"}
+    # ... but a rival above 75 (near 100) or its own score there makes it close at once.
+    rival_near = make_view(hand, ["7B"], phase="discard", scores=(10, 80))
+    assert bots.choose(rival_near, legal, "hard", random.Random(1)) == {"type": "close", "card": "12E"}
+    self_near = make_view(hand, ["7B"], phase="discard", scores=(80, 10))
+    assert bots.choose(self_near, legal, "hard", random.Random(1)) == {"type": "close", "card": "12E"}
+
+
+def test_hard_with_default_threshold_closes_a_close_with_few_outs():
+    hand = ["4O", "5O", "6O", "4C", "5C", "6C", "1B", "12E"]
+    view = make_view(hand, ["7B"], phase="discard", scores=(10, 20))
+    assert bots.choose(view, discard_legal(hand), "hard", random.Random(1)) == {"type": "close", "card": "12E"}
+
+
+def test_hard_takes_menos_diez_at_once():
+    # 1O 2O 3O 4O and 7C 7E 7B: all seven melded after laying 12E down.
+    hand = ["1O", "2O", "3O", "4O", "7C", "7E", "7B", "12E"]
+    view = make_view(hand, ["5B"], phase="discard")
+    assert bots.choose(view, discard_legal(hand), "hard", random.Random(1)) == {"type": "close", "card": "12E"}
+
+
+# ----------------------------------------------------------------------------------------- tournament
+
+# A fast seeded tournament (2 seats, elimination 50, seats alternating). Observed with these seeds:
+# normal beats easy 67/100 and hard beats easy 14/16 (bench/README.md "Chinchón" has the larger run at
+# elimination 100); the thresholds sit about two standard deviations below.
+
+
+def _wins(level, rival, games, settings):
+    wins = 0
+    for g in range(games):
+        levels = [level, rival] if g % 2 == 0 else [rival, level]
+        state = play_game(levels, 9000 + g, settings, max_actions=20000)
+        assert state["phase"] == "finished"
+        winner = state["result"]["standing"][0]["seat"]
+        wins += levels[winner] == level
+    return wins
+
+
+def test_tournament_normal_beats_easy():
+    assert _wins("normal", "easy", 100, {"elimination": 50}) >= 57
+
+
+def test_tournament_hard_beats_easy():
+    assert _wins("hard", "easy", 16, {"elimination": 50}) >= 11
