@@ -163,6 +163,8 @@ CELERY_BEAT_SCHEDULE: dict = {
     "games-sweep": {"task": "games.tasks.sweep", "schedule": 1.0, "options": {"expires": 2.0}},
     # Every minute: delete expired ranked-queue entries (expired ones are never matched anyway).
     "ranking-queue-expire": {"task": "ranking.queue_expire", "schedule": 60.0, "options": {"expires": 55.0}},
+    # Every ten minutes: mark rooms idle for 24 h closed (their codes already answer 404).
+    "rooms-close-idle": {"task": "rooms.close_idle_rooms", "schedule": 600.0, "options": {"expires": 590.0}},
 }
 
 # Seconds a seat whose last socket closed stays present before the CPU plays for it (DESIGN.md).
