@@ -46,6 +46,7 @@ OUTAGE_SECONDS = 5.0  # heartbeat older than this when a deadline passed: renew,
 STALE_SECONDS = 24 * 3600  # a human awaited this long resigns; a game with no human action is aborted
 EARLY_TOLERANCE = timedelta(milliseconds=50)  # a task may fire this much before its time
 ACTION_ID_MAX = 64
+MAX_STEPS_PER_WINDOW = 4  # a seat's decision in one window is at most this many actions
 BY_PLAYER, BY_TIMEOUT, BY_AWAY, BY_CPU, BY_SYSTEM = "player", "timeout", "away", "cpu", "system"
 PLAYED_FOR = (BY_TIMEOUT, BY_AWAY, BY_CPU)
 
@@ -320,12 +321,24 @@ def _resolve_actor(game: Game, actor) -> tuple[str, int, Any]:
     return BY_PLAYER, gp.seat, actor
 
 
+def _storable(text: str) -> bool:
+    """Whether a text column can hold ``text``: no NUL (PostgreSQL refuses it) and valid Unicode."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _check_shape(engine, action: Any, expected_seq: Any, action_id: Any) -> None:
     """The action's shape (before the lock). Raises 400 ``invalid_action``."""
     if isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or expected_seq < 0:
         raise _invalid_action("seq must be a non-negative integer (the view's seq).",
                               {"seq": ["A non-negative integer is required."]})
-    if action_id is not None and (not isinstance(action_id, str) or not 1 <= len(action_id) <= ACTION_ID_MAX):
+    if action_id is not None and (not isinstance(action_id, str) or not 1 <= len(action_id) <= ACTION_ID_MAX
+                                  or not _storable(action_id)):
         raise _invalid_action("action_id must be a string of 1 to 64 characters.",
                               {"action_id": ["A string of at most 64 characters is required."]})
     if not isinstance(action, dict):
@@ -551,8 +564,9 @@ def _heartbeat() -> datetime | None:
 
 def game_handle_timeout(*, game_id: int, seq: int, heartbeat: datetime | None | bool = False) -> bool:
     """The ``turn_timeout`` task: under the lock, if the game is still playing at ``seq`` and its stored
-    deadline has passed, every seat still awaited acts, each its own logged action: a present human the
-    engine's ``default_action`` (``by`` timeout; three in a row make the seat away), a played-for seat the
+    deadline has passed, every seat still awaited makes its whole decision for the window (a Chinchón turn
+    is a draw, then a discard or close), each step its own logged action: a present human the
+    engine's ``default_action`` (``by`` timeout; a window counts once; three in a row make the seat away), a played-for seat the
     default (``by`` away), a CPU seat its policy (``by`` cpu); it stops when the window changes.
 
     Outage: if the sweep heartbeat (``heartbeat``; default: read now) was more than 5 s old when the
@@ -586,7 +600,15 @@ def game_handle_timeout(*, game_id: int, seq: int, heartbeat: datetime | None | 
                 continue
             gp = ctx.players.get(seat)
             by = BY_CPU if gp is not None and gp.cpu else BY_AWAY if gp is not None and gp.played_for else BY_TIMEOUT
-            if _act_for(ctx, seat, by, now) and by == BY_TIMEOUT:
+            # A window may hold several steps for one seat (a Chinchón turn: draw, then discard or close):
+            # the seat's whole decision is made now, and counts as one timeout.
+            acted = False
+            for _step in range(MAX_STEPS_PER_WINDOW):
+                if (game.status != Game.PLAYING or game.window != window
+                        or seat not in ctx.engine.awaiting(ctx.state) or not _act_for(ctx, seat, by, now)):
+                    break
+                acted = True
+            if acted and by == BY_TIMEOUT:
                 _count_timeout(ctx, seat)
         if ctx.presence:
             _refresh_times(ctx, now, False)

@@ -328,3 +328,22 @@ def test_reentry_window_closes_after_60s_without_timers_and_an_away_seat_answers
     assert services.game_handle_timeout(game_id=game.pk, seq=game.seq)
     answers = _rows(game, by="away")
     assert [(r.seat, r.action) for r in answers] == [(s, {"type": "reenter", "accept": False}) for s in offered]
+
+
+def test_a_chinchon_turn_that_times_out_is_drawn_and_discarded_and_counts_once():
+    a, b = UserFactory(), UserFactory()
+    game = GameFactory(game="chinchon", seats=[human(a), human(b)], turn_seconds=30, rules={"preset": "standard"})
+    view = services.game_view(game=game, seat=0)
+    seat = view["turn"]
+    window = game.window
+    expire(game)
+    assert services.game_handle_timeout(game_id=game.pk, seq=game.seq) is True
+    rows = _rows(game)
+    # One window, two logged steps: the draw from the stock, then a discard (or a close).
+    assert [(r.seat, r.by, r.action["type"]) for r in rows][:1] == [(seat, "timeout", "draw")]
+    assert rows[0].action == {"type": "draw", "source": "stock"}
+    assert rows[1].seat == seat and rows[1].by == "timeout" and rows[1].action["type"] in ("discard", "close")
+    assert _gp(game, seat).timeouts_in_row == 1
+    game.refresh_from_db()
+    assert game.window == window + 1
+    assert game.deadline > timezone.now() + timedelta(seconds=29)
