@@ -15,6 +15,8 @@ due) → the next deal → ... → ``finished``.
      "stock": [card] (top = last), "discard": [card] (bottom to top since the last restock),
      "hands": [[card]] * N (after a close: the cards each seat still holds, i.e. its loose cards),
      "drawn": card | None, "taken_from_discard": card | None,     # this turn's draw
+     "pickups": [{"seat": seat, "card": card}] (every card taken from the discard pile in this hand, oldest
+     first; emptied at each deal, kept across a restock; public; a state saved without it reads as []),
      "dealt": [seat] (dealt in this hand), "played": [seat] (completed a turn in this deal),
      "scores": [int] * N, "out": [bool] * N, "resigned": [bool] * N, "reentries": [int] * N,
      "exit_hand": [int | None] * N (hand of the last exit), "resign_order": [seat],
@@ -27,7 +29,7 @@ Cards: stock + discard + hands + laid + face_down + set_aside is always exactly 
 
 **Events** (``audience`` "all" unless said): ``mano {seat, hand_number}``, ``deal {hand_number, mano,
 seats, discard, stock_size}``, ``hand {seat, cards}`` (audience: that seat), ``turn {seat}``,
-``draw {seat, source, card?}`` (``card`` only from the discard pile), ``drawn {seat, card}`` (audience:
+``draw {seat, source, card?}`` (``card`` only from the discard pile; also recorded in ``pickups``), ``drawn {seat, card}`` (audience:
 the drawer; a card from the stock), ``restock {stock_size}``, ``discard {seat, card}``, ``close {seat}``
 (the face-down card is never shown), ``reveal {hand_number, closer, seats}``, ``score {hand_number,
 closer, kind, deltas, scores}``, ``out {seat, score}``, ``reentry_offer {seats, score}``,
@@ -257,10 +259,12 @@ _LIST_KEYS = (
 
 def _successor(state: State) -> State:
     """A copy of ``state`` safe to change: lists and dicts changed in place are copied; ``rules``,
-    ``reveal``, ``laid`` and ``result`` are only ever replaced, never changed in place, so they are shared."""
+    ``reveal``, ``laid``, ``result`` and the entries of ``pickups`` are only ever replaced, never changed
+    in place, so they are shared."""
     s = dict(state)
     for k in _LIST_KEYS:
         s[k] = list(state[k])
+    s["pickups"] = list(state.get("pickups") or [])
     s["hands"] = [list(h) for h in state["hands"]]
     s["offers"] = dict(state["offers"])
     return s
@@ -313,7 +317,7 @@ def initial_state(rules: Rules | dict | None, seats: int, rng) -> tuple[State, l
         "schema": SCHEMA, "game": NAME, "rules": rules_to_dict(r), "seats": seats, "window": 0,
         "phase": "draw", "awaiting": [], "turn": None, "mano": 0, "hand_number": 0,
         "stock": [], "discard": [], "hands": [[] for _ in range(seats)],
-        "drawn": None, "taken_from_discard": None, "dealt": [], "played": [],
+        "drawn": None, "taken_from_discard": None, "pickups": [], "dealt": [], "played": [],
         "scores": [0] * seats, "out": [False] * seats, "resigned": [False] * seats,
         "reentries": [0] * seats, "exit_hand": [None] * seats, "resign_order": [],
         "set_aside": [], "laid": [], "face_down": None, "last_closer": None, "reveal": None,
@@ -331,12 +335,16 @@ def to_dict(state: State) -> dict:
 
 
 def from_dict(data: dict) -> State:
-    """The state back from :func:`to_dict` data. Raises ``ValueError`` for another game or schema."""
+    """The state back from :func:`to_dict` data. Raises ``ValueError`` for another game or schema.
+
+    Data saved before a key was added reads with its default: ``pickups`` ``[]``."""
     if not isinstance(data, dict) or data.get("game") != NAME:
         raise ValueError("not a chinchon state")
     if data.get("schema") != SCHEMA:
         raise ValueError(f"unsupported chinchon state schema {data.get('schema')!r}")
-    return _copy(data)
+    s = _copy(data)
+    s.setdefault("pickups", [])
+    return s
 
 
 def window(state: State) -> int:
@@ -572,6 +580,7 @@ def _deal(s: State, rng, events: list[Event]) -> None:
             s["hands"][p].append(deck.pop())
     s["discard"] = [deck.pop()]
     s["stock"] = deck
+    s["pickups"] = []
     s["dealt"] = sorted(seats)
     s["played"] = []
     s["set_aside"] = []
@@ -606,6 +615,7 @@ def _draw(s: State, seat: int, source: str, rng, events: list[Event]) -> None:
     else:
         card = s["discard"].pop()
         s["taken_from_discard"] = card
+        s["pickups"].append({"seat": seat, "card": card})
         events.append(event("draw", seat=seat, source="discard", card=card))
     s["drawn"] = card
     s["hands"][seat].append(card)
@@ -774,7 +784,9 @@ def view_for(state: State, seat: int | None) -> dict:
     ``{"phase", "awaiting": [seat], "turn": seat | None, "players": [{"seat", "score", "resigned", "out",
     "reentries"}], "table": {"hand": own cards sorted O, C, E, B then rank, JK last (None for a
     spectator), "taken_from_discard": own card taken from the pile this turn or None, "hand_sizes":
-    {seat: n}, "stock_size", "discard_pile": [card] bottom to top, "scores": {seat: points}, "mano",
+    {seat: n}, "stock_size", "discard_pile": [card] bottom to top since the last restock, "pickups":
+    [{"seat", "card"}] every card taken from the discard pile in this hand, oldest first (public: the
+    pile's top is taken face up; kept across a restock, emptied at each deal), "scores": {seat: points}, "mano",
     "hand_number", "first_round_complete", "reveal": {"hand_number", "closer", "seats": {seat: {"melds",
     "loose", "laid_off": [{"card", "onto": {"seat", "meld"}}], "points", "kind"?}}} | None (from a close
     until the next close)}, "result"}``. Never the stock's order, another seat's hand, the face-down card
@@ -800,6 +812,7 @@ def view_for(state: State, seat: int | None) -> dict:
             "hand_sizes": {str(i): len(state["hands"][i]) for i in range(n)},
             "stock_size": len(state["stock"]),
             "discard_pile": list(state["discard"]),
+            "pickups": [dict(p) for p in state.get("pickups") or ()],
             "scores": {str(i): state["scores"][i] for i in range(n)},
             "mano": state["mano"],
             "hand_number": state["hand_number"],

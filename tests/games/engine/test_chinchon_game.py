@@ -193,6 +193,53 @@ def test_restock():
     assert ev[0]["stock_size"] == len(pile)
 
 
+def _pickups_everywhere(s):
+    """The ``pickups`` of the table, asserted the same for every seat and a spectator."""
+    views = [C.view_for(s, seat)["table"]["pickups"] for seat in [*range(s["seats"]), None]]
+    assert all(v == views[0] for v in views)
+    assert views[0] == s["pickups"] and views[0] is not s["pickups"]
+    return views[0]
+
+
+def test_pickups_are_public_kept_across_a_restock_and_reset_at_the_deal():
+    s = rig({}, 3, [EXAMPLE7, FILL[0], FILL[1]], ["3E"], ["11O"])
+    assert _pickups_everywhere(s) == []
+    s, ev = play(s, 0, {"type": "draw", "source": "discard"})
+    assert {"type": "draw", "seat": 0, "source": "discard", "card": "3E"} in events_for(ev, 2)
+    assert _pickups_everywhere(s) == [{"seat": 0, "card": "3E"}]
+    s, _ = play(s, 0, {"type": "discard", "card": "2E"})
+    s, _ = play(s, 1, {"type": "draw", "source": "stock"})  # 11O: a stock card is never a pick-up
+    assert _pickups_everywhere(s) == [{"seat": 0, "card": "3E"}]
+    assert "11O" not in json.dumps(C.view_for(s, 2)) and "11O" not in json.dumps(C.view_for(s, None))
+    s, _ = play(s, 1, {"type": "discard", "card": "10B"})
+    s, _ = play(s, 2, {"type": "draw", "source": "discard"})
+    s, _ = play(s, 2, {"type": "discard", "card": "3B"})
+    assert _pickups_everywhere(s) == [{"seat": 0, "card": "3E"}, {"seat": 2, "card": "10B"}]
+    # the stock runs out: a restock keeps the hand's pick-ups
+    s["discard"] = s["stock"] + s["discard"]
+    s["stock"] = []
+    s, ev = play(s, 0, {"type": "draw", "source": "stock"})
+    assert ev[0]["type"] == "restock"
+    assert _pickups_everywhere(s) == [{"seat": 0, "card": "3E"}, {"seat": 2, "card": "10B"}]
+    # 1O 2O 3O, 12C 12E 12B and 3E loose (3 points): seat 0 closes; the next deal starts afresh
+    drawn = s["drawn"]
+    assert {"type": "close", "card": drawn} in C.legal_actions(s, 0)
+    s, _ = play(s, 0, {"type": "close", "card": drawn})
+    assert s["hand_number"] == 2 and s["phase"] == "draw"
+    assert _pickups_everywhere(s) == []
+
+
+def test_a_state_saved_without_pickups_still_loads_and_plays():
+    s = rig({}, 2, [EXAMPLE7, FILL[0]], ["3E"], ["11O"])
+    old = C.to_dict(s)
+    del old["pickups"]
+    loaded = C.from_dict(json.loads(json.dumps(old)))
+    assert loaded["pickups"] == [] and loaded == s
+    assert C.view_for(old, 1)["table"]["pickups"] == []  # a raw dict without the key is read as []
+    new, _ = C.apply(old, 0, {"type": "draw", "source": "discard"}, random.Random(1))
+    assert new["pickups"] == [{"seat": 0, "card": "3E"}] and "pickups" not in old
+
+
 def test_empty_stock_and_one_card_pile_only_pile_draw():
     s = rig({}, 2, [EXAMPLE7, FILL[0]], ["3E"])
     s["set_aside"] = s["stock"]  # bookkeeping only: cards gone from the stock
@@ -478,7 +525,8 @@ def test_view_hides_what_it_must():
     assert spectator["table"]["hand"] is None
     assert set(spectator) == {"phase", "awaiting", "turn", "players", "table", "result"}
     assert set(spectator["table"]) == {"hand", "taken_from_discard", "hand_sizes", "stock_size", "discard_pile",
-                                       "scores", "mano", "hand_number", "first_round_complete", "reveal"}
+                                       "pickups", "scores", "mano", "hand_number", "first_round_complete",
+                                       "reveal"}
     assert spectator["players"][0] == {"seat": 0, "score": 0, "resigned": False, "out": False, "reentries": 0}
     v0 = C.view_for(s, 0)
     assert v0["table"]["hand"] == ["1O", "2O", "3O", "11O", "12C", "2E", "12E", "12B"]

@@ -114,7 +114,9 @@ def _check_views(s):
     for seat in list(range(seats)) + [None]:
         v = C.view_for(s, seat)
         own = s["hands"][seat] if seat is not None else []
-        visible = Counter(own) + Counter(s["discard"])
+        picked = [p["card"] for p in v["table"]["pickups"]]  # public: taken face up from the pile
+        assert v["table"]["pickups"] == s["pickups"]
+        visible = Counter(own) + Counter(s["discard"]) + Counter(picked)
         assert not Counter(_codes(v, ("reveal", "taken_from_discard"))) - visible, (seat, _codes(v))
         taken = v["table"]["taken_from_discard"]
         assert taken is None or (seat == s["turn"] and taken in own)
@@ -123,6 +125,27 @@ def _check_views(s):
         reveals.append(json.dumps(v["table"]["reveal"], sort_keys=True))
         assert "stock" not in v["table"] and "face_down" not in json.dumps(v)
     assert len(set(reveals)) == 1  # the reveal is public: the same for everyone
+
+
+def _check_pickups(events, s_before, s_after, deck, restocked):
+    """``pickups`` is exactly the hand's public draws from the pile (the ``draw`` events with a card),
+    oldest first: a stock draw never adds to it; before any restock of the hand no card of the stock that
+    is alone of its code in the deck is among them. Returns whether the current hand has restocked."""
+    expected = list(s_before["pickups"])
+    for e in events_for(events, None):
+        if e["type"] == "deal":
+            expected, restocked = [], False
+        elif e["type"] == "restock":
+            restocked = True
+        elif e["type"] == "draw" and e["source"] == "discard":
+            expected.append({"seat": e["seat"], "card": e["card"]})
+    assert s_after["pickups"] == expected
+    if not restocked:
+        unique = {c for c, n in deck.items() if n == 1}
+        assert not {p["card"] for p in s_after["pickups"]} & set(s_after["stock"]) & unique
+    if any(e["type"] == "drawn" for e in events):  # a stock draw (private) leaves the pick-ups as they were
+        assert s_after["pickups"] == s_before["pickups"]
+    return restocked
 
 
 def _check_events(events, s_before, s_after):
@@ -149,6 +172,7 @@ def test_random_play(preset, seats, seed, reentry, greedy):
     rng = random.Random(seed)
     s, events = C.initial_state(rules, seats, rng)
     deck = Counter(build_deck(s["rules"]["deck"], s["rules"]["decks"], s["rules"]["jokers"]))
+    restocked = False
     for step in range(4000):
         inv = Counter(
             s["stock"] + s["discard"] + [c for h in s["hands"] for c in h] + [c for m in s["laid"] for c in m]
@@ -180,6 +204,7 @@ def test_random_play(preset, seats, seed, reentry, greedy):
         if action["type"] == "draw":
             assert C.window(new) == w  # a turn is one window
         _check_events(events, s, new)
+        restocked = _check_pickups(events, s, new, deck, restocked)
         s = new
     assert s["phase"] == "finished"
     result = C.outcome(s)
