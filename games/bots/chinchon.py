@@ -5,6 +5,7 @@
 
 A policy sees only the seat's view (the engine's ``view_for`` or the API view: ``table.hand``,
 ``table.taken_from_discard``, ``table.discard_pile`` bottom to top since the last restock,
+``table.pickups`` ``[{"seat", "card"}]`` the cards taken from the pile in this hand, oldest first (public),
 ``table.hand_sizes``, ``table.stock_size``, ``table.scores``, ``players`` with ``out``/``resigned``), the
 complete bodies it may send (``legal_actions``), the public room rules and, for ``hard``, an optional
 ``memory`` dict the caller may keep between calls (JSON-able; only what earlier views showed). It never
@@ -215,31 +216,38 @@ def new_memory() -> dict:
     return {}
 
 
-def observe(view: dict, memory: dict, *, seat: int | None = None) -> dict:
+def observe(view: dict, memory: dict, *, seat: int | None = None, rules: Rules | dict | None = None) -> dict:
     """Fold one view of ``seat`` into ``memory`` (updated in place and returned).
 
     Feed it every view the seat receives (best), or only the views of its own decisions (what
-    :func:`choose` does). Kept per hand (reset when ``hand_number`` changes), all JSON-able::
+    :func:`choose` does); ``rules`` as for :func:`choose` (the pack's copies of each code). Kept per hand (reset when ``hand_number`` changes), all JSON-able::
 
         {"seat", "hand_number", "pile": [card] (last seen discard_pile), "stock_size", "phase", "turn",
          "pending": card | None (our own discard not yet seen on the pile), "mine": [card] (our own
          discards this hand, kept by :func:`choose`),
-         "picked": {seat: [card]} (cards that seat took from the pile this hand)}
+         "picked": {seat: [card]} (cards that rival took from the pile this hand and may still hold)}
 
-    Inference (rules/chinchon.md "A hand" 3-4): only the top of the pile can be taken. If the card that
-    was on top at the last observation (or our own discard since) is gone, the first seat to draw after
-    that moment took it: the seat that was to draw, or the seat after the one that was to discard. Cards
-    discarded and picked up again between two observations are never visible in a view (see the report:
-    the view carries no pick-up history), nor are pick-ups hidden by a restock.
+    ``picked``: from the view's ``table.pickups`` when it has them (the engine's public pick-up history:
+    exact). An older view without ``pickups`` falls back on inference (rules/chinchon.md "A hand" 3-4):
+    only the top of the pile can be taken; if the card that was on top at the last observation (or our
+    own discard since) is gone, the first seat to draw after that moment took it: the seat that was to
+    draw, or the seat after the one that was to discard. Cards discarded and picked up again between two
+    observations, and pick-ups hidden by a restock, escape the inference.
     """
     t = view["table"]
     me = _resolve_seat(view, seat)
     pile = list(t.get("discard_pile") or [])
     hn = t.get("hand_number")
+    from_view = _picked_from_view(view, me, _deck(_resolve_rules(view, rules)).pack)
     if memory.get("hand_number") != hn or memory.get("seat") != me:
         memory.clear()
         memory.update(seat=me, hand_number=hn, pile=pile, stock_size=t.get("stock_size", 0),
-                      phase=view.get("phase"), turn=view.get("turn"), pending=None, picked={}, mine=[])
+                      phase=view.get("phase"), turn=view.get("turn"), pending=None,
+                      picked=from_view or {}, mine=[])
+        return memory
+    if from_view is not None:
+        memory.update(pile=pile, stock_size=t.get("stock_size", 0), phase=view.get("phase"),
+                      turn=view.get("turn"), pending=None, picked=from_view)
         return memory
     old = list(memory.get("pile") or [])
     pending = memory.get("pending")
@@ -268,6 +276,33 @@ def observe(view: dict, memory: dict, *, seat: int | None = None) -> dict:
     memory.update(pile=pile, stock_size=t.get("stock_size", 0), phase=view.get("phase"),
                   turn=view.get("turn"), pending=None)
     return memory
+
+
+def _picked_from_view(view: dict, me: int | None, pack: Counter) -> dict[str, list[str]] | None:
+    """Cards each rival took from the discard pile in this hand and may still hold, from the view's public
+    ``table.pickups`` (None when the view has no ``pickups``): ``{seat (str): [card]}``, oldest first.
+
+    ``pack``: the full pack as a multiset. The copies of a code a rival may hold are those of the pack
+    neither on the pile nor in ``me``'s hand; the latest rival pick-ups of the code take them (a card
+    thrown back onto the pile is no longer held; ``me``'s own pick-ups are in its hand)."""
+    pickups = view["table"].get("pickups")
+    if pickups is None:
+        return None
+    t = view["table"]
+    free = Counter(pack)
+    free.subtract(t.get("discard_pile") or [])
+    free.subtract(t.get("hand") or [])
+    held: list[tuple[int, str]] = []
+    for p in reversed(pickups):
+        seat, card = p["seat"], p["card"]
+        if (me is not None and seat == me) or free[card] <= 0:
+            continue
+        free[card] -= 1
+        held.append((seat, card))
+    picked: dict[str, list[str]] = {}
+    for seat, card in reversed(held):
+        picked.setdefault(str(seat), []).append(card)
+    return picked
 
 
 def _live(d: _Deck, view: dict, hand, picked: dict) -> Counter:
@@ -542,8 +577,10 @@ def _hard(view: dict, legal: list[dict], rng, rules: Rules, me: int | None, memo
     """**hard** tracks the table, looks one draw ahead, avoids feeding and times its close.
 
     - Tracking: the unseen cards are the pack less its hand, the discard pile (every discard since the
-      last restock) and the cards rivals picked up; pick-ups come from ``memory`` (see :func:`observe`),
-      which the caller may keep between calls; without it, only the single view is used.
+      last restock) and the cards rivals picked up and may still hold: from the view's public
+      ``table.pickups`` (:func:`_picked_from_view`), or, for a view without them, what ``memory`` inferred
+      (see :func:`observe`). ``memory`` (optional, kept by the caller between calls) also remembers its
+      own discards.
     - Evaluation of a kept 7-card hand (points, lower better): 0.3 × its loose points + 0.7 × its
       expected loose points after one stock draw and the best discard, over the unseen cards.
     - Draw: never takes back its own discard of this hand (with a memory); takes the discard top when
@@ -558,7 +595,9 @@ def _hard(view: dict, legal: list[dict], rng, rules: Rules, me: int | None, memo
     d = _deck(rules)
     t = view["table"]
     hand = list(t["hand"])
-    picked = {s: c for s, c in (memory.get("picked") or {}).items() if me is None or s != str(me)}
+    picked = _picked_from_view(view, me, d.pack)
+    if picked is None:
+        picked = {s: c for s, c in (memory.get("picked") or {}).items() if me is None or s != str(me)}
     live = _live(d, view, hand, picked)
     if view["phase"] == "draw":
         pile = t.get("discard_pile") or []
@@ -628,7 +667,7 @@ def choose(
     me = _resolve_seat(view, seat)
     mem = memory if memory is not None else {}
     if level == "hard" and view.get("table", {}).get("hand") is not None:
-        observe(view, mem, seat=me)
+        observe(view, mem, seat=me, rules=rules)
     if len(legal_actions) == 1:
         return dict(legal_actions[0])
     kinds = {a["type"] for a in legal_actions}

@@ -35,9 +35,12 @@ def play_game(levels, seed, settings=None, *, max_actions=None, check=None):
     return state
 
 
-def make_view(hand, pile, *, phase, taken=None, scores=(0, 0), you=0, hand_number=1, stock_size=30):
+def make_view(hand, pile, *, phase, taken=None, scores=(0, 0), you=0, hand_number=1, stock_size=30,
+              pickups=None):
+    """A hand-built view of seat ``you``; ``pickups`` (``[{"seat", "card"}]``) adds ``table.pickups``
+    (an older view without it when None)."""
     n = len(scores)
-    return {
+    view = {
         "phase": phase,
         "awaiting": [you],
         "turn": you,
@@ -59,6 +62,9 @@ def make_view(hand, pile, *, phase, taken=None, scores=(0, 0), you=0, hand_numbe
         },
         "result": None,
     }
+    if pickups is not None:
+        view["table"]["pickups"] = [dict(p) for p in pickups]
+    return view
 
 
 def discard_legal(hand, taken=None, rules=STANDARD):
@@ -194,6 +200,56 @@ def test_hard_avoids_feeding_a_rival_who_picked_up():
     assert bots.choose(view, legal, "hard", random.Random(1), seat=0) == {"type": "discard", "card": "9E"}
     assert bots.choose(view, legal, "hard", random.Random(1), seat=0, memory=memory) == {
         "type": "discard", "card": "8B"}
+
+
+# melds 1O 2O 3O and 4C 4E 4B in both; loose 9E (9 points) and 8B (8) / 8B (8) and 7E (7).
+SET_HAND = ["1O", "2O", "3O", "4C", "4E", "4B", "9E", "8B"]
+RUN_HAND = ["1O", "2O", "3O", "4C", "4E", "4B", "8B", "7E"]
+THREE = (0, 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("hand", "feeder", "safe", "pickups"),
+    [
+        # seat 1 (next to play) took 9C and 9O: the 9E would complete its set of 9s
+        (SET_HAND, "9E", "8B", [{"seat": 1, "card": "9C"}, {"seat": 2, "card": "5C"}, {"seat": 1, "card": "9O"}]),
+        # seat 1 took 9B then 10B: the 8B would complete its run 8B 9B 10B
+        (RUN_HAND, "8B", "7E", [{"seat": 1, "card": "9B"}, {"seat": 1, "card": "10B"}]),
+    ],
+)
+def test_hard_does_not_feed_a_meld_known_only_from_pickups(hand, feeder, safe, pickups):
+    legal = discard_legal(hand)
+    plain = make_view(hand, ["3B", "6E"], phase="discard", scores=THREE, pickups=[])
+    assert bots.choose(plain, legal, "hard", random.Random(1), seat=0) == {"type": "discard", "card": feeder}
+    # the same table with the rival's public pick-ups, no memory: hard keeps the card that completes its meld
+    view = make_view(hand, ["3B", "6E"], phase="discard", scores=THREE, pickups=pickups)
+    assert bots.choose(view, legal, "hard", random.Random(1), seat=0) == {"type": "discard", "card": safe}
+    assert bots.choose(view, legal, "hard", random.Random(1), seat=0, memory={}) == {
+        "type": "discard", "card": safe}
+    # normal and easy ignore the pick-ups
+    assert bots.choose(view, legal, "normal", random.Random(1), seat=0) == {"type": "discard", "card": feeder}
+
+
+def test_pickups_no_longer_held_or_our_own_do_not_count():
+    hand = SET_HAND
+    legal = discard_legal(hand)
+    # our own pick-ups are in our hand; a card back on the pile is not held by the rival any more
+    mine = [{"seat": 0, "card": "9C"}, {"seat": 0, "card": "9O"}]
+    back = [{"seat": 1, "card": "9C"}, {"seat": 1, "card": "9O"}]
+    for pickups, pile in ((mine, ["3B", "6E"]), (back, ["3B", "9C", "9O"])):
+        view = make_view(hand, pile, phase="discard", scores=THREE, pickups=pickups)
+        assert bots.choose(view, legal, "hard", random.Random(1), seat=0) == {"type": "discard", "card": "9E"}
+    # seat 1 threw the 9O it took, seat 2 took it and threw it too: only seat 1's 9C may still be held
+    view = make_view(hand, ["3B", "9O"], phase="discard", scores=THREE,
+                     pickups=back + [{"seat": 2, "card": "9O"}])
+    pack = bots._deck(STANDARD).pack
+    assert bots._picked_from_view(view, 0, pack) == {"1": ["9C"]}
+    assert bots.observe(view, {}, seat=0)["picked"] == {"1": ["9C"]}
+    # two jokers, one on the pile: one copy may be held, by the latest rival to take a joker
+    view = make_view(hand, ["JK"], phase="discard", scores=THREE,
+                     pickups=[{"seat": 1, "card": "JK"}, {"seat": 2, "card": "JK"}])
+    assert bots._picked_from_view(view, 0, pack) == {"2": ["JK"]}
+    assert bots._picked_from_view(make_view(hand, [], phase="discard"), 0, pack) is None
 
 
 def test_hard_closes_at_once_when_a_rival_is_near_elimination(monkeypatch):
