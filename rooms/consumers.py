@@ -19,7 +19,6 @@ the socket also joins, ``queue.matched`` (the ranked queue found a room).
 """
 
 import asyncio
-import json
 import logging
 import time
 
@@ -29,6 +28,7 @@ from django.conf import settings
 from rest_framework import exceptions
 
 from config.errors import ApiError, validation_body
+from config.parsers import loads_strict
 from games import services as games_services
 from rooms import selectors, services
 from rooms.models import Room, Seat
@@ -125,7 +125,10 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_add(self.seat_group, self.channel_name)
         await self.channel_layer.group_add(f"user-{self.user.pk}", self.channel_name)
         seat = await database_sync_to_async(services.room_socket_opened)(room_id=self.room_id, user=self.user)
-        if seat is None:  # unseated meanwhile
+        if seat is None or seat.index != self.seat:  # unseated (or moved) meanwhile
+            if seat is not None:
+                await database_sync_to_async(services.room_socket_closed)(
+                    room_id=self.room_id, user_id=self.user.pk, seat=seat.index)
             await self.close(code=CLOSE_NOT_A_PLAYER)
             return
         self.counted = True
@@ -164,7 +167,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         if self.seat is None:
             return
         try:
-            content = json.loads(text_data if text_data is not None else bytes_data)
+            content = loads_strict(text_data if text_data is not None else bytes_data)
         except (ValueError, TypeError):
             await self.send_json({"type": "error", "code": "parse_error", "detail": "Malformed JSON."})
             return
@@ -204,11 +207,14 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         await self._send_game(event["payload"])
 
     async def room_update(self, event):
-        """The new ``room``; a socket whose user lost its seat (removed by the host) is closed."""
+        """The new ``room``; a socket whose user no longer holds this socket's seat (removed by the host,
+        or left and took another seat) is closed: its seat group would hand it another seat's views."""
         payload = event["payload"]
         await self.send_json(payload)
         seats = (payload.get("room") or {}).get("seats") or []
-        if self.seat is not None and not any((s.get("user") or {}).get("id") == self.user.pk for s in seats):
+        if self.seat is not None and not any(
+            s.get("index") == self.seat and (s.get("user") or {}).get("id") == self.user.pk for s in seats
+        ):
             await self.close(code=CLOSE_NOT_A_PLAYER)
 
     async def room_chat(self, event):

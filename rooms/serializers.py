@@ -154,12 +154,21 @@ class CpuSeatSerializer(serializers.Serializer):
     level = CpuLevelField(required=False)
 
 
+class StrictCharField(serializers.CharField):
+    """A JSON string only (DRF would take ``5`` as ``"5"``)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class ChatPostSerializer(serializers.Serializer):
     """Body of a chat message: exactly one of ``text`` (trimmed, 1–200), ``emoji``, ``phrase`` (an id)."""
 
-    text = serializers.CharField(required=False, trim_whitespace=True, allow_blank=True, max_length=1000)
-    emoji = serializers.CharField(required=False, trim_whitespace=False)
-    phrase = serializers.CharField(required=False, trim_whitespace=False)
+    text = StrictCharField(required=False, trim_whitespace=True, allow_blank=True, max_length=1000)
+    emoji = StrictCharField(required=False, trim_whitespace=False)
+    phrase = StrictCharField(required=False, trim_whitespace=False)
 
 
 class ChatMessageSerializer(serializers.ModelSerializer):
