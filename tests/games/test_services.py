@@ -3,12 +3,14 @@
 import json
 import random
 import threading
+from collections import Counter
 
 import pytest
 from django.db import connection
 
 from config.errors import ApiError
 from games import services
+from games.engine.cards import sort_cards
 from games.engine.registry import get_engine
 from games.models import Game, GameAction
 from tests.factories import UserFactory
@@ -285,3 +287,164 @@ def test_no_view_or_broadcast_shows_another_seats_hand_or_the_stock(name, sent, 
     assert game.status == "finished"
     final = services.game_view(game=game, user=users[0])
     assert final["fairness"]["seed"] == bytes(game.seed).hex()
+
+
+# ------------------------------------------- hidden information: whole Chinchón games, every way out
+def _cards_in(obj) -> list[str]:
+    """Every card code anywhere in a JSON value (keys included), with repeats."""
+    from games.engine.cards import is_card_code
+
+    return [s for s in _strings(obj) if is_card_code(s)]
+
+
+def _reveal_cards(reveal: dict) -> list[str]:
+    out = []
+    for seat in reveal["seats"].values():
+        out += [c for meld in seat["melds"] for c in meld] + list(seat["loose"])
+        out += [lo["card"] for lo in seat["laid_off"]]
+    return out
+
+
+def _unseen(state: dict, seat: int) -> set[str]:
+    """Card codes ``seat`` may not see in ``state`` (stock, face-down card, cards set aside, other hands
+    until a close of this hand shows them), less every code it may see (its hand, the discard pile, the
+    public pick-ups, this hand's reveal): with jokers a code can be both."""
+    hidden = set(state["stock"]) | set(state.get("set_aside") or [])
+    if state.get("face_down"):
+        hidden.add(state["face_down"])
+    reveal = state.get("reveal")
+    shown = reveal is not None and reveal["hand_number"] == state["hand_number"]
+    if not shown:
+        for other, hand in enumerate(state["hands"]):
+            if other != seat:
+                hidden.update(hand)
+    seen = set(state["hands"][seat]) | set(state["discard"])
+    seen |= {p["card"] for p in state.get("pickups") or []}
+    if shown:
+        seen |= set(_reveal_cards(reveal))
+    return hidden - seen
+
+
+_NO_CARDS = {"mano", "turn", "restock", "close", "score", "out", "reentry_offer", "reenter", "resign", "game_end",
+             "game_aborted"}
+
+
+def _check_event(ev: dict, seat: int, before: dict, action: dict, actor: int, reveals: dict) -> None:
+    """What an event of the seq whose previous state is ``before`` (``actor``'s ``action``) may show
+    ``seat``, from the rules of the game, not from the engine's audiences."""
+    kind = ev["type"]
+    cards = _cards_in({k: v for k, v in ev.items() if k not in ("seq", "index", "by")})
+    if kind in _NO_CARDS:
+        assert not cards, ev
+    elif kind == "hand":
+        assert ev["seat"] == seat, ("another seat's deal", seat, ev)
+    elif kind == "drawn":
+        assert ev["seat"] == seat == actor and action == {"type": "draw", "source": "stock"}, (seat, ev)
+    elif kind == "draw":
+        if ev["source"] == "discard":
+            assert cards == [before["discard"][-1]], ev
+        else:
+            assert not cards, ev
+    elif kind == "discard":
+        assert cards == [action["card"]] and ev["seat"] == actor, ev
+    elif kind == "deal":
+        assert len(cards) == 1 and ev["discard"] == cards[0], ev
+    elif kind == "reveal":
+        assert Counter(_reveal_cards(ev)) == reveals[ev["hand_number"]], ("reveal is not the hands less the "
+                                                                          "face-down card", ev)
+    else:
+        raise AssertionError(f"an event type this test does not know: {ev}")
+
+
+def _check_logged(ev: dict, seat: int, before: dict, reveals: dict) -> None:
+    """:func:`_check_event` for a logged event; seq 0 is the first deal."""
+    if ev["seq"] == 0:
+        assert ev["type"] in ("mano", "deal", "hand", "turn") and (ev["type"] != "hand" or ev["seat"] == seat), ev
+        assert ev["type"] != "deal" or len(_cards_in(ev)) == 1, ev
+    else:
+        _check_event(ev, seat, *before[ev["seq"]], reveals)
+
+
+def _check_view(view: dict, seat: int, state: dict, reveals: dict, game) -> None:
+    table = view["table"]
+    assert view["you"] == seat
+    assert table["hand"] == sort_cards(state["hands"][seat])
+    assert table["discard_pile"] == state["discard"]
+    leaked = set(_cards_in({**view, "table": {k: v for k, v in table.items() if k != "reveal"}})) & _unseen(state, seat)
+    assert not leaked, (seat, leaked, view)
+    if table.get("reveal"):
+        assert Counter(_reveal_cards(table["reveal"])) == reveals[table["reveal"]["hand_number"]], table["reveal"]
+    if view["status"] == "playing":
+        assert view["fairness"]["seed"] is None
+        assert bytes(game.seed).hex() not in json.dumps(view)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+@pytest.mark.parametrize(("seats", "rules", "resign"), [
+    (2, {"jokers": 2, "elimination": 50}, None),
+    (4, {"jokers": 2, "elimination": 50, "reentry": "once"}, 2),
+])
+def test_chinchon_hidden_cards_never_reach_a_seat_in_views_logs_or_socket_messages(seats, rules, resign, sent,
+                                                                                  monkeypatch, make_client):
+    """Whole games with jokers (2 and 4 seats; closes, re-entry offers, a resignation mid-hand): at every
+    seq each seat's view (service and REST), each socket message and, at the end, each seat's whole log
+    (REST, every page) are checked against what that seat could know from the rules: its own hand, the
+    discard pile and pick-ups, the reveal of a close (exactly the hands less the face-down card); never the
+    stock, another hand, the face-down card or cards set aside. The seed stays null until the end."""
+    monkeypatch.setattr("games.engine.rng.new_seed", lambda: bytes([41 + seats]) * 32)
+    rng = random.Random(seats)
+    users = [UserFactory() for _ in range(seats)]
+    clients = [make_client(u) for u in users]
+    game = GameFactory(game="chinchon", rules=rules, seats=[human(u) for u in users])
+    engine = get_engine("chinchon")
+    before = {}  # seq -> (state before it, action, actor)
+    reveals: dict[int, Counter] = {}
+    resigned_mid_hand = False
+    for step in range(3000):
+        game.refresh_from_db()
+        state = game.state
+        if step % 3 == 0:  # every seat's service view is in the broadcasts below
+            rest = clients[step % seats].get(f"/api/games/{game.pk}").json()
+            _check_view(rest, step % seats, state, reveals, game)
+        assert {int(g.rsplit("-", 1)[1]) for g, _ in sent} == set(range(seats))
+        for group, msg in sent:
+            s = int(group.rsplit("-", 1)[1])
+            payload = msg["payload"]
+            assert payload["view"]["seq"] == game.seq  # on_commit runs at once in these tests
+            _check_view(payload["view"], s, state, reveals, game)
+            for ev in payload["events"]:
+                _check_logged(ev, s, before, reveals)
+        sent.clear()
+        if game.status != "playing":
+            break
+        st = engine.from_dict(state)
+        if resign is not None and not resigned_mid_hand and step > 30 and state["phase"] == "discard" \
+                and state["turn"] != resign and not state["out"][resign]:
+            seat, action = resign, {"type": "resign"}
+            resigned_mid_hand = True
+            assert state["hands"][resign], "a resignation with cards in hand"
+        else:
+            seat = engine.awaiting(st)[0]
+            legal = engine.legal_actions(st, seat)
+            action = engine.default_action(st, seat) if rng.random() < 0.85 else rng.choice(legal)
+        if action["type"] == "close":
+            reveals[state["hand_number"]] = Counter(c for hand in state["hands"] for c in hand) - Counter([action["card"]])
+        before[game.seq + 1] = (state, action, seat)
+        services.game_apply_action(game_id=game.pk, actor=users[seat], expected_seq=game.seq, action=action)
+    game.refresh_from_db()
+    assert game.status == "finished" and reveals and (resign is None or resigned_mid_hand)
+    final = services.game_view(game=game, seat=0)
+    assert final["fairness"]["seed"] == bytes(game.seed).hex()
+    for s, client in enumerate(clients):
+        after, count = -1, 0
+        while True:
+            page = client.get(f"/api/games/{game.pk}/log?after={after}").json()
+            for ev in page["events"]:
+                _check_logged(ev, s, before, reveals)
+                assert bytes(game.seed).hex() not in json.dumps(ev)
+                count += 1
+            if not page["more"]:
+                break
+            after = page["next_after"]
+        assert count > game.seq
