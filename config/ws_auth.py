@@ -20,6 +20,8 @@ def user_for_token(key: str):
     """The active user owning token ``key``, or ``AnonymousUser``."""
     from rest_framework.authtoken.models import Token
 
+    if "\x00" in key or len(key) > 64:  # PostgreSQL refuses NUL in text: no such token either way
+        return AnonymousUser()
     try:
         token = Token.objects.select_related("user").get(key=key)
     except (Token.DoesNotExist, ValueError):

@@ -521,3 +521,16 @@ def test_chat_fields_are_strings_only(world):
         res = check(world, client, "POST", f"/api/rooms/{world.open_room.code}/messages", json.dumps(body))
         assert res.status_code == 400 and res.json()["code"] == "invalid", (body, res.json())
         assert list(res.json()["fields"]) == list(body)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_odd_socket_tokens_are_4401_not_a_crash(fresh_layer):
+    """``?token=%00`` reached PostgreSQL as a NUL and the handshake crashed (DataError)."""
+    code, _, keys = await database_sync_to_async(_socket_world)()
+    for query in ("token=%00", "token=a%00b", f"token={keys[0]}%00", "token=%ED%A0%80", "token=%FF",
+                  "token=" + "x" * 5000):
+        comm = WebsocketCommunicator(application, f"/ws/rooms/{code}/?{query}")
+        connected, _ = await comm.connect(timeout=5)
+        assert connected
+        assert await comm.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}, query[:40]
+        await comm.disconnect()
