@@ -1,0 +1,685 @@
+"""Server benchmark (on demand; not collected by pytest): the whole service on this machine under N
+concurrent games played by scripted clients.
+
+    .venv/bin/python bench/bench_server.py --games 8 --game chinchirorin|chinchon|both
+
+What it does, in order (every process it starts is stopped on exit, also on Ctrl-C, SIGTERM or error):
+
+1. Creates its own PostgreSQL database (``--db``, default ``chinchi_bench`` on 127.0.0.1:5432, user
+   postgres, trust auth; dropped at the end unless ``--keep-db``), empties its own Redis database
+   (``--redis``, default ``redis://127.0.0.1:6379/9``; emptied again at the end), migrates.
+2. Starts uvicorn (``--workers``, default 2; uvloop + httptools, no access log) on a free loopback port, a
+   Celery worker (``--celery-concurrency``, default 1) and Celery beat, all with ``config.settings.local``,
+   ``DEBUG=false``, ``LOG_LEVEL=WARNING`` and ``THROTTLE_GUEST`` raised so guests can be made in bulk; waits
+   for ``/healthz`` to answer ok.
+3. For each game asked: N rooms of 2-4 seats (``--seats``, cycled over the rooms), every seat a scripted
+   client (guest made over HTTP, its own WebSocket) of :mod:`rooms.demo_client` (``play_game``: actions
+   chosen among ``legal_actions``, ``409 stale_seq`` retried with the body's view); no CPU seats,
+   ``turn_seconds`` null, so the service is measured, not the bots. The N games are played concurrently
+   in one asyncio process (uvloop). The demo client is reused as it is; this script only times it: its
+   ``httpx.AsyncClient`` is replaced by a subclass that times ``POST /api/games/{id}/actions`` and its
+   socket reader sees the sockets through a proxy that stamps each ``game`` message's arrival.
+   Measured: actions applied per second (applied actions / time from the first action POST sent to the
+   last one answered), and for every applied action the latency from sending its POST to the moment
+   EVERY seat's socket has received the ``game`` message with that ``seq`` (p50/p95/p99/max); an action
+   some seat never saw on its socket (the consumer never sends a seq older than one it already sent; the
+   layer may drop) is counted as ``missed``. Also the server's CPU (uvicorn processes) per action.
+4. Database queries per action, in this process against the same database: one whole game per seat count
+   in ``--query-seats`` (default 2 and 4) played through Django's test ``Client`` (the real URL, auth,
+   API and service), each ``POST .../actions`` inside ``CaptureQueriesContext`` and, nested, each
+   ``games.services.game_apply_action`` call; counts per action type, with the last action (the one that
+   finishes the game) apart, and whether they are constant over seq and seat count.
+5. Prints summary tables.
+
+Bounded: ``--timeout`` seconds per game phase (unfinished games are reported as such), 60 s for the
+stack to come up.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+GAMES = ("chinchirorin", "chinchon")
+ACTION_PATH = re.compile(r"/api/games/(\d+)/actions$")
+
+
+def log(msg: str) -> None:
+    print(f"[bench] {msg}", flush=True)
+
+
+# ----------------------------------------------------------------------------------- pure helpers
+def percentile(values: list[float], p: float) -> float:
+    """The ``p``-th percentile (0-100) of ``values``, linear between closest ranks (numpy's default).
+    NaN for no values."""
+    if not values:
+        return float("nan")
+    xs = sorted(values)
+    if len(xs) == 1:
+        return float(xs[0])
+    k = (len(xs) - 1) * p / 100.0
+    lo = int(k)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+def summarize(values: list[float]) -> dict:
+    """``{n, p50, p95, p99, max}`` of ``values``."""
+    return {"n": len(values), "p50": percentile(values, 50), "p95": percentile(values, 95),
+            "p99": percentile(values, 99), "max": max(values) if values else float("nan")}
+
+
+def fanout_latencies(posts: list[tuple[int, int, float]], arrivals: dict[int, dict[str, dict[int, float]]],
+                     seats: dict[int, int]) -> tuple[list[float], int]:
+    """Latency of each applied action: from its POST sent (``t0``) to the last of the game's ``seats``
+    sockets receiving that ``seq``.
+
+    ``posts``: ``(game_id, seq, t0)``; ``arrivals``: ``{game_id: {socket key: {seq: t}}}``; ``seats``:
+    ``{game_id: number of seats}``. Returns ``(latencies, missed)``, missed = actions that not every seat's
+    socket received."""
+    out, missed = [], 0
+    for game_id, seq, t0 in posts:
+        socks = arrivals.get(game_id, {})
+        times = [s[seq] for s in socks.values() if seq in s]
+        if len(socks) < seats.get(game_id, 0) or len(times) < len(socks):
+            missed += 1
+            continue
+        out.append(max(times) - t0)
+    return out, missed
+
+
+def query_summary(samples: list[dict]) -> list[dict]:
+    """Rows ``{game, type, final, seats, n, service_min, service_max, request_min, request_max}`` from
+    samples ``{game, seats, seq, type, final, service, request}``, grouped by game, action type, whether
+    it was the game's last action, and seat count."""
+    groups: dict[tuple, list[dict]] = collections.defaultdict(list)
+    for s in samples:
+        groups[(s["game"], s["type"], s["final"], s["seats"])].append(s)
+    rows = []
+    for (game, kind, final, seats), items in sorted(groups.items()):
+        rows.append({"game": game, "type": kind, "final": final, "seats": seats, "n": len(items),
+                     "service_min": min(i["service"] for i in items), "service_max": max(i["service"] for i in items),
+                     "request_min": min(i["request"] for i in items), "request_max": max(i["request"] for i in items)})
+    return rows
+
+
+def constant_per_type(samples: list[dict]) -> dict[tuple[str, str], bool]:
+    """``{(game, type): True}`` when every non-final action of that type made the same number of service
+    queries, whatever the seq and seat count."""
+    seen: dict[tuple[str, str], set[int]] = collections.defaultdict(set)
+    for s in samples:
+        if not s["final"]:
+            seen[(s["game"], s["type"])].add(s["service"])
+    return {k: len(v) == 1 for k, v in seen.items()}
+
+
+def table(headers: list[str], rows: list[list]) -> str:
+    """A Markdown table."""
+    cells = [[str(c) for c in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
+    line = lambda r: "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |"  # noqa: E731
+    return "\n".join([line(headers), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, cells)])
+
+
+def sql_shape(sql: str) -> str:
+    """A query's shape for explaining counts: verb and first table."""
+    m = re.match(r'\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|SAVEPOINT|RELEASE SAVEPOINT)\b.*?(?:FROM\s+)?"?(\w+)"?',
+                 sql, re.I | re.S)
+    if not m:
+        return sql[:40]
+    verb = m.group(1).upper()
+    if verb == "SELECT":
+        t = re.search(r'\bFROM\s+"(\w+)"', sql)
+        return f"SELECT {t.group(1) if t else '?'}" + (" FOR UPDATE" if "FOR UPDATE" in sql else "")
+    if verb.endswith("SAVEPOINT"):
+        return verb
+    return f"{verb} {m.group(2)}"
+
+
+# ------------------------------------------------------------------------------------ the stack
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _proc_cpu_seconds(pgid: int) -> float:
+    """User + system CPU seconds of the live processes in process group ``pgid`` (Linux /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:  # fields after "(comm)": state ppid pgrp ... utime(11) stime(12)
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
+
+
+class Stack:
+    """The processes this benchmark started, each in its own session; :meth:`stop` stops them all."""
+
+    def __init__(self, env: dict, logdir: Path):
+        self.env = env
+        self.logdir = logdir
+        self.children: list[tuple[str, subprocess.Popen]] = []
+
+    def start(self, name: str, args: list[str]) -> subprocess.Popen:
+        out = open(self.logdir / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
+        proc = subprocess.Popen(args, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        out.close()
+        self.children.append((name, proc))
+        log(f"started {name} (pid {proc.pid})")
+        return proc
+
+    def pid(self, name: str) -> int:
+        return next(p.pid for n, p in self.children if n == name)
+
+    def check_alive(self) -> None:
+        for name, proc in self.children:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{name} exited with {proc.returncode}; see {self.logdir / (name + '.log')}:\n"
+                                   + self.tail(name))
+
+    def tail(self, name: str, lines: int = 30) -> str:
+        try:
+            return "\n".join((self.logdir / f"{name}.log").read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        for _name, proc in reversed(self.children):
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        deadline = time.monotonic() + 10
+        for name, proc in reversed(self.children):
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                log(f"{name} did not stop in time; killing it")
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+            # uvicorn's and celery's own children share the session: make sure none is left
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self.children:
+            log("stopped every process started here")
+        self.children.clear()
+
+
+def _pg(dbname: str = "postgres"):
+    import psycopg
+
+    return psycopg.connect(host="127.0.0.1", port=5432, user="postgres", dbname=dbname, autocommit=True,
+                           connect_timeout=5)
+
+
+def create_database(name: str) -> None:
+    with _pg() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def drop_database(name: str) -> None:
+    with _pg() as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def flush_redis(url: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url, socket_timeout=5)
+    client.flushdb()
+    client.close()
+
+
+def bench_env(args) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CELERY_TASK_ALWAYS_EAGER",
+                        "CELERY_TASK_DEFAULT_QUEUE", "GAMES_TIME_SCALE")}
+    env.update({
+        "DJANGO_SETTINGS_MODULE": "config.settings.local",
+        "DEBUG": "false",
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{args.db}",
+        "REDIS_URL": args.redis,
+        "THROTTLE_GUEST": "100000/min",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONUNBUFFERED": "1",
+    })
+    if args.conn_max_age is not None:
+        env["CONN_MAX_AGE"] = str(args.conn_max_age)
+    return env
+
+
+def wait_healthy(url: str, stack: Stack, timeout: float = 60.0) -> None:
+    import httpx
+
+    end = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < end:
+        stack.check_alive()
+        try:
+            res = httpx.get(url, timeout=5)
+            last = res.text
+            if res.status_code == 200:
+                return
+        except httpx.HTTPError as exc:
+            last = repr(exc)
+        time.sleep(0.5)
+    raise RuntimeError(f"the stack did not become healthy in {timeout:.0f} s: {last}")
+
+
+def start_stack(args, env: dict, logdir: Path) -> tuple[Stack, str]:
+    port = free_port()
+    stack = Stack(env, logdir)
+    try:
+        stack.start("web", [str(BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port",
+                            str(port), "--workers", str(args.workers), "--lifespan", "off", "--loop", "uvloop",
+                            "--http", "httptools", "--no-access-log", "--log-level", "warning"])
+        stack.start("worker", [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
+                               "--concurrency", str(args.celery_concurrency), "-n", f"bench-{port}@%h"])
+        stack.start("beat", [str(BIN / "celery"), "-A", "config", "beat", "--loglevel", "WARNING",
+                             "--schedule", str(logdir / "celerybeat-schedule")])
+        server = f"http://127.0.0.1:{port}"
+        wait_healthy(f"{server}/healthz", stack)
+    except BaseException:
+        stack.stop()
+        raise
+    return stack, server
+
+
+# ------------------------------------------------------------------------------- timed clients
+@dataclass
+class Recorder:
+    """What the timed demo clients saw: applied actions and socket arrivals."""
+
+    posts: list[tuple[int, int, float, float, str]] = field(default_factory=list)  # game, seq, t0, t1, type
+    arrivals: dict[int, dict[str, dict[int, float]]] = field(
+        default_factory=lambda: collections.defaultdict(lambda: collections.defaultdict(dict)))
+    refused: collections.Counter = field(default_factory=collections.Counter)  # 4xx code -> count
+
+    def arrived(self, key: str, raw) -> None:
+        t = time.perf_counter()
+        try:
+            msg = json.loads(raw)
+        except ValueError:
+            return
+        if msg.get("type") == "game" and msg.get("view"):
+            view = msg["view"]
+            self.arrivals[view["id"]][key].setdefault(view["seq"], t)
+
+
+REC = Recorder()
+
+
+def install_timing() -> None:
+    """Time :mod:`rooms.demo_client` without changing its play: a timing ``httpx.AsyncClient``, a socket
+    proxy that stamps arrivals, and a seat that, once its game is over, waits (≤ 2 s) for its own socket
+    to deliver the final seq before the client closes it."""
+    import httpx
+
+    from rooms import demo_client
+
+    class TimedAsyncClient(httpx.AsyncClient):
+        async def post(self, url, *a, **kw):
+            m = ACTION_PATH.search(str(url))
+            if not m:
+                return await super().post(url, *a, **kw)
+            t0 = time.perf_counter()
+            res = await super().post(url, *a, **kw)
+            t1 = time.perf_counter()
+            if res.status_code == 200:
+                REC.posts.append((int(m.group(1)), res.json()["seq"], t0, t1, (kw.get("json") or {}).get("type")))
+            else:
+                try:
+                    REC.refused[res.json().get("code", res.status_code)] += 1
+                except ValueError:
+                    REC.refused[res.status_code] += 1
+            return res
+
+    class TimedSocket:
+        def __init__(self, ws, key: str):
+            self.ws, self.key = ws, key
+
+        async def __aiter__(self):
+            async for raw in self.ws:
+                REC.arrived(self.key, raw)
+                yield raw
+
+        def __getattr__(self, name):
+            return getattr(self.ws, name)
+
+    reader, play_seat = demo_client._socket_reader, demo_client._play_seat
+
+    async def timed_reader(client, ws, changed, room_box):
+        await reader(client, TimedSocket(ws, client.token), changed, room_box)
+
+    async def play_then_drain(client, http, game_id, rng, changed):
+        await play_seat(client, http, game_id, rng, changed)
+        final = client.view["seq"]
+        end = time.perf_counter() + 2.0
+        while final not in REC.arrivals[game_id][client.token] and time.perf_counter() < end:
+            await asyncio.sleep(0.01)
+
+    demo_client.httpx = types.SimpleNamespace(AsyncClient=TimedAsyncClient, Response=httpx.Response)
+    demo_client._socket_reader = timed_reader
+    demo_client._play_seat = play_then_drain
+
+
+async def play_phase(server: str, game: str, n: int, seats_cycle: list[int], timeout: float, seed: int,
+                     rules: dict) -> dict:
+    from rooms.demo_client import play_game
+
+    seats = [seats_cycle[i % len(seats_cycle)] for i in range(n)]
+    results = await asyncio.gather(*(play_game(server, game=game, seats=s, rules=rules, seed=seed + i, timeout=timeout)
+                                     for i, s in enumerate(seats)), return_exceptions=True)
+    return {"seats": seats, "results": results}
+
+
+def run_phase(server: str, stack: Stack, game: str, args) -> dict:
+    REC.posts.clear()
+    REC.arrivals.clear()
+    REC.refused.clear()
+    web_pgid = stack.pid("web")
+    cpu0, client0, wall0 = _proc_cpu_seconds(web_pgid), time.process_time(), time.perf_counter()
+    load0 = os.getloadavg()[0]
+    coro = play_phase(server, game, args.games, args.seats, args.timeout, args.seed, args.rules[game])
+    try:
+        import uvloop
+
+        phase = uvloop.run(coro)
+    except ImportError:
+        phase = asyncio.run(coro)
+    wall = time.perf_counter() - wall0
+    server_cpu, client_cpu = _proc_cpu_seconds(web_pgid) - cpu0, time.process_time() - client0
+    stack.check_alive()
+    ok = [r for r in phase["results"] if isinstance(r, dict)]
+    failed = [r for r in phase["results"] if not isinstance(r, dict)]
+    for exc in failed:
+        log(f"{game}: a game did not finish: {type(exc).__name__}: {exc}")  # TimeoutError: cut by --timeout
+    # a game cut by the timeout: its seats are the sockets that saw it
+    seats_of = {g: len(socks) for g, socks in REC.arrivals.items()}
+    seats_of.update({r["game_id"]: n for r, n in zip(phase["results"], phase["seats"], strict=True) if isinstance(r, dict)})
+    posts = list(REC.posts)
+    lat, missed = fanout_latencies([(g, s, t0) for g, s, t0, _t1, _k in posts], REC.arrivals, seats_of)
+    http = [t1 - t0 for _g, _s, t0, t1, _k in posts]
+    span = (max(p[3] for p in posts) - min(p[2] for p in posts)) if posts else float("nan")
+    applied_server = sum(r["seq"] for r in ok)
+    return {
+        "game": game, "n": args.games, "seats": phase["seats"], "finished": len(ok), "failed": len(failed),
+        "actions": len(posts), "server_seq_total": applied_server, "span": span, "wall": wall,
+        "rate": len(posts) / span if posts else 0.0, "latency": summarize(lat), "http": summarize(http),
+        "missed": missed, "refused": dict(REC.refused), "server_cpu": server_cpu, "client_cpu": client_cpu,
+        "load": (load0, os.getloadavg()[0]),
+        "per_game_actions": sorted(r["seq"] for r in ok),
+    }
+
+
+# ------------------------------------------------------------------------------- query counts
+def setup_django(env: dict) -> None:
+    for k in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CELERY_TASK_ALWAYS_EAGER", "CELERY_TASK_DEFAULT_QUEUE",
+              "GAMES_TIME_SCALE"):
+        os.environ.pop(k, None)
+    os.environ.update({k: env[k] for k in ("DJANGO_SETTINGS_MODULE", "DEBUG", "DATABASE_URL", "REDIS_URL",
+                                          "THROTTLE_GUEST", "LOG_LEVEL")})
+    import django
+
+    django.setup()
+
+
+def measure_queries(game: str, seats: int, seed: int, max_actions: int) -> list[dict]:
+    """Play one whole game of ``seats`` seats in process through the test ``Client``; every POST of an
+    action is counted (request) and so is the ``game_apply_action`` call inside it (service)."""
+    import random
+
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from games import services
+    from rooms.demo_client import _choose
+
+    client = Client(HTTP_HOST="127.0.0.1")
+
+    def call(method: str, path: str, token: str | None = None, body: dict | None = None, ok=(200, 201)) -> dict:
+        headers = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+        fn = getattr(client, method)
+        res = fn(path, data=json.dumps(body or {}), content_type="application/json", **headers) if method == "post" \
+            else fn(path, **headers)
+        if res.status_code not in ok:
+            raise RuntimeError(f"{method.upper()} {path}: {res.status_code} {res.content[:300]!r}")
+        return res.json()
+
+    tokens = [call("post", "/api/auth/guest", body={"display_name": f"Q{i}"}, ok=(201,))["token"]
+              for i in range(seats)]
+    room = call("post", "/api/rooms", tokens[0], {"game": game, "seats": seats}, ok=(201,))
+    for t in tokens[1:]:
+        call("post", f"/api/rooms/{room['code']}/join", t)
+    game_id = call("post", f"/api/rooms/{room['code']}/start", tokens[0], ok=(201,))["game_id"]
+
+    inner: list = []
+    original = services.game_apply_action
+
+    def counted(**kw):
+        ctx = CaptureQueriesContext(connection)
+        try:
+            with ctx:
+                return original(**kw)
+        finally:
+            inner.append([q["sql"] for q in ctx.captured_queries])
+
+    services.game_apply_action = counted  # games.apis calls services.game_apply_action
+    rngs = [random.Random(f"q{seed}:{i}") for i in range(seats)]
+    memories: list[dict] = [{} for _ in range(seats)]
+    samples: list[dict] = []
+    try:
+        view = call("get", f"/api/games/{game_id}", tokens[0])
+        while view["status"] == "playing" and len(samples) < max_actions:
+            seat = view["awaiting"][0]
+            sview = call("get", f"/api/games/{game_id}", tokens[seat])
+            if not sview["legal_actions"]:
+                raise RuntimeError(f"seat {seat} awaited with no legal action at seq {sview['seq']}")
+            action = _choose(sview, rngs[seat], memories[seat])
+            inner.clear()
+            with CaptureQueriesContext(connection) as outer:
+                view = call("post", f"/api/games/{game_id}/actions", tokens[seat], {**action, "seq": sview["seq"]})
+            samples.append({"game": game, "seats": seats, "seq": view["seq"], "type": action["type"],
+                            "final": view["status"] != "playing", "request": len(outer.captured_queries),
+                            "service": len(inner[0]), "sql": [sql_shape(q) for q in inner[0]]})
+    finally:
+        services.game_apply_action = original
+    return samples
+
+
+# ----------------------------------------------------------------------------------------- report
+def ms(x: float) -> str:
+    return "–" if x != x else f"{x * 1000:.0f}" if x >= 0.1 else f"{x * 1000:.1f}"
+
+
+def report_phases(phases: list[dict], args) -> str:
+    headers = ["game", "N", "seats", "finished", "actions", "actions/s", "p50 ms", "p95 ms", "p99 ms", "max ms",
+               "missed", "HTTP p50 ms", "409/4xx", "server CPU ms/action", "load"]
+    rows = []
+    for p in phases:
+        lat, http = p["latency"], p["http"]
+        seats = "/".join(str(s) for s in sorted(set(p["seats"])))
+        refused = sum(p["refused"].values())
+        rows.append([p["game"], p["n"], seats, f"{p['finished']}/{p['n']}", p["actions"], f"{p['rate']:.1f}",
+                     ms(lat["p50"]), ms(lat["p95"]), ms(lat["p99"]), ms(lat["max"]), p["missed"], ms(http["p50"]),
+                     refused, f"{p['server_cpu'] * 1000 / max(1, p['actions']):.1f}",
+                     f"{p['load'][0]:.1f}→{p['load'][1]:.1f}"])
+    return table(headers, rows)
+
+
+def report_queries(samples: list[dict]) -> str:
+    rows = []
+    for r in query_summary(samples):
+        svc = str(r["service_min"]) if r["service_min"] == r["service_max"] else f"{r['service_min']}–{r['service_max']}"
+        req = str(r["request_min"]) if r["request_min"] == r["request_max"] else f"{r['request_min']}–{r['request_max']}"
+        rows.append([r["game"], r["type"] + (" (last)" if r["final"] else ""), r["seats"], r["n"], svc, req])
+    out = [table(["game", "action", "seats", "actions", "queries in game_apply_action", "queries in the POST"], rows)]
+    const = constant_per_type(samples)
+    for (game, kind), same in sorted(const.items()):
+        if not same:
+            out.append(f"NOT constant: {game} {kind}")
+            by_count: dict[int, dict] = {}
+            for s in samples:
+                if s["game"] == game and s["type"] == kind and not s["final"]:
+                    by_count.setdefault(s["service"], s)
+            for count, s in sorted(by_count.items()):
+                shapes = collections.Counter(s["sql"])
+                out.append(f"  {count} queries (seats {s['seats']}, seq {s['seq']}): "
+                           + ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in shapes.items()))
+    if samples and all(const.values()):
+        out.append("Every action type makes a constant number of queries (independent of seq and seat count).")
+    shapes_by_kind: dict[tuple[str, str], list[str]] = {}
+    for s in samples:
+        shapes_by_kind.setdefault((s["game"], s["type"] + (" (last)" if s["final"] else "")), s["sql"])
+    out.append("Queries of one action (game_apply_action):")
+    for (game, kind), shapes in sorted(shapes_by_kind.items()):
+        out.append(f"  {game} {kind}: " + "; ".join(shapes))
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------------------------------- main
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--games", type=int, default=4, help="N concurrent games per game type (default 4)")
+    ap.add_argument("--game", choices=[*GAMES, "both"], default="both")
+    ap.add_argument("--seats", default="4,3,2", help="seats per room, cycled over the N rooms (default 4,3,2)")
+    ap.add_argument("--workers", type=int, default=2, help="uvicorn worker processes (default 2)")
+    ap.add_argument("--celery-concurrency", type=int, default=1, help="Celery worker processes (default 1)")
+    ap.add_argument("--timeout", type=float, default=110.0, help="seconds per game phase (default 110)")
+    ap.add_argument("--chinchirorin-rules", default="{}", help="room settings, JSON (default: the defaults)")
+    ap.add_argument("--chinchon-rules", default="{}", help='room settings, JSON (e.g. \'{"elimination": 50}\')')
+    ap.add_argument("--conn-max-age", help="CONN_MAX_AGE for the server (default: the service's, 60 s)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the clients' choices")
+    ap.add_argument("--query-seats", default="2,4", help="seat counts of the in-process query games ('' skips)")
+    ap.add_argument("--query-actions", type=int, default=1000, help="at most this many actions per query game")
+    ap.add_argument("--no-load", action="store_true", help="only the query counts, no server load")
+    ap.add_argument("--db", default="chinchi_bench", help="PostgreSQL database created and dropped here")
+    ap.add_argument("--redis", default="redis://127.0.0.1:6379/9", help="Redis database emptied and used here")
+    ap.add_argument("--keep-db", action="store_true", help="do not drop the database at the end")
+    ap.add_argument("--json", help="also write the figures to this file")
+    args = ap.parse_args(argv)
+    args.seats = [int(s) for s in args.seats.split(",") if s]
+    args.query_seats = [int(s) for s in args.query_seats.split(",") if s]
+    args.rules = {"chinchirorin": json.loads(args.chinchirorin_rules), "chinchon": json.loads(args.chinchon_rules)}
+    if not re.fullmatch(r"\w+", args.db):
+        ap.error("--db: letters, digits and _ only")
+    if not args.redis.startswith(("redis://127.0.0.1", "redis://localhost")):
+        ap.error("--redis: a loopback Redis only")
+    return args
+
+
+def _raise_interrupt(signum, _frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    games = list(GAMES) if args.game == "both" else [args.game]
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    signal.signal(signal.SIGHUP, _raise_interrupt)
+    env = bench_env(args)
+    stack = None
+    created = False
+    phases, samples = [], []
+    logdir = Path(tempfile.mkdtemp(prefix="chinchi-bench-"))
+    try:
+        log(f"database {args.db}, redis {args.redis}, logs in {logdir}")
+        create_database(args.db)
+        created = True
+        flush_redis(args.redis)
+        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+        stack, server = start_stack(args, env, logdir)
+        log(f"ready at {server}: uvicorn ×{args.workers}, celery worker ×{args.celery_concurrency}, beat")
+        if not args.no_load:
+            install_timing()
+            for game in games:
+                log(f"{game}: {args.games} concurrent games, seats {args.seats}, rules {args.rules[game] or 'default'}")
+                phase = run_phase(server, stack, game, args)
+                phases.append(phase)
+                log(f"{game}: {phase['actions']} actions in {phase['span']:.1f} s ({phase['rate']:.1f}/s), "
+                    f"fan-out p50 {ms(phase['latency']['p50'])} ms p99 {ms(phase['latency']['p99'])} ms")
+        if args.query_seats:
+            setup_django(env)
+            for game in games:
+                for seats in args.query_seats:
+                    got = measure_queries(game, seats, args.seed, args.query_actions)
+                    log(f"queries: {game} {seats} seats: {len(got)} actions counted")
+                    samples.extend(got)
+        stack.check_alive()
+    except KeyboardInterrupt:
+        log("interrupted")
+        return 130
+    finally:
+        if stack is not None:
+            stack.stop()
+        try:
+            flush_redis(args.redis)
+        except Exception as exc:  # noqa: BLE001
+            log(f"could not empty {args.redis}: {exc}")
+        if created and not args.keep_db:
+            try:
+                from django.db import connections
+
+                connections.close_all()
+            except Exception:  # noqa: BLE001 - Django may not be set up
+                pass
+            try:
+                drop_database(args.db)
+            except Exception as exc:  # noqa: BLE001
+                log(f"could not drop {args.db}: {exc}")
+    print()
+    print(f"Machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; uvicorn workers {args.workers}, "
+          f"celery concurrency {args.celery_concurrency}; CONN_MAX_AGE {args.conn_max_age or 'default (60)'}; seats cycled {args.seats}; no CPU seats, turn_seconds null")
+    if phases:
+        print(report_phases(phases, args))
+        for p in phases:
+            print(f"  {p['game']}: actions per game {p['per_game_actions']}; server seq total {p['server_seq_total']}; "
+                  f"refused {p['refused'] or 'none'}; HTTP POST p50/p99 {ms(p['http']['p50'])}/{ms(p['http']['p99'])} ms; "
+                  f"client CPU {p['client_cpu']:.1f} s, server (uvicorn) CPU {p['server_cpu']:.1f} s in {p['wall']:.1f} s")
+    if samples:
+        print()
+        print(report_queries(samples))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"phases": phases, "queries": query_summary(samples)}, indent=1,
+                                              default=str))
+    return 0 if all(p["failed"] == 0 for p in phases) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
