@@ -9,6 +9,7 @@ resync by ``seq``.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from asgiref.sync import async_to_sync
@@ -35,6 +36,27 @@ def group_send(group: str, message: dict) -> None:
             async_to_sync(layer.group_send)(group, message)
     except Exception:
         log.exception("group_send to %s failed", group)
+
+
+def group_send_many(messages: list[tuple[str, dict]]) -> None:
+    """Send each ``(group, message)`` concurrently in one hop to the event loop; errors are logged, never
+    raised (one failed group does not stop the others)."""
+    messages = [(g, m) for g, m in messages if g]
+    if not messages:
+        return
+    try:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+
+        async def send_all() -> list:
+            return await asyncio.gather(*(layer.group_send(g, m) for g, m in messages), return_exceptions=True)
+
+        for (group, _msg), result in zip(messages, async_to_sync(send_all)(), strict=True):
+            if isinstance(result, BaseException):
+                log.error("group_send to %s failed: %r", group, result)
+    except Exception:
+        log.exception("group_send to %d groups failed", len(messages))
 
 
 def group_send_on_commit(group: str, message: dict) -> None:
@@ -67,13 +89,18 @@ def broadcast_game(game, events_by_seq: dict[int, list[dict]]) -> None:
     from games.models import GameAction, GamePlayer
     from games.services import game_view
 
+    from games.engine.registry import get_engine
+
     players = list(GamePlayer.objects.filter(game=game).select_related("user"))
     bys = dict(GameAction.objects.filter(game=game, seq__in=list(events_by_seq)).values_list("seq", "by"))
     rows = [(seq, bys.get(seq), events_by_seq[seq]) for seq in sorted(events_by_seq)]
+    state = get_engine(game.game).from_dict(game.state)
+    messages = []
     for gp in players:
-        view = game_view(game=game, seat=gp.seat, players=players)
+        view = game_view(game=game, seat=gp.seat, players=players, state=state)
         payload = {"type": "game", "view": view, "events": log_entries(rows, gp.seat)}
-        group_send(seat_group(game.group, gp.seat), {"type": "game.update", "payload": payload})
+        messages.append((seat_group(game.group, gp.seat), {"type": "game.update", "payload": payload}))
+    group_send_many(messages)
 
 
 def broadcast_presence(game, seat: int) -> None:

@@ -160,6 +160,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
                     return
         except asyncio.CancelledError:
             pass
+        except Exception:  # the client went away while we closed: nothing left to do
+            logger.debug("socket watchdog ended", exc_info=True)
 
     # ------------------------------------------------------------------------------- client -> server
     async def receive(self, text_data=None, bytes_data=None, **kwargs):

@@ -13,6 +13,7 @@ def sent(monkeypatch):
     """Every channel-layer message the games app sends: a list of ``(group, message)``."""
     out = []
     monkeypatch.setattr("games.events.group_send", lambda group, message: out.append((group, message)))
+    monkeypatch.setattr("games.events.group_send_many", lambda messages: out.extend(messages))
     return out
 
 
