@@ -86,10 +86,9 @@ def broadcast_game(game, events_by_seq: dict[int, list[dict]]) -> None:
     events with audiences}``) it may see, one message per seat. Call after the commit only."""
     if not game.group:
         return
+    from games.engine.registry import get_engine
     from games.models import GameAction, GamePlayer
     from games.services import game_view
-
-    from games.engine.registry import get_engine
 
     players = list(GamePlayer.objects.filter(game=game).select_related("user"))
     bys = dict(GameAction.objects.filter(game=game, seq__in=list(events_by_seq)).values_list("seq", "by"))
