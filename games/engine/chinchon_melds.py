@@ -15,6 +15,10 @@ Public API (stable; the CPU players build on it). ``rules`` is a :class:`games.e
 - :func:`is_meld` (cards, rules) -> bool; :func:`meld_kind` -> ``"set"``/``"run"``/None
 - :func:`best_arrangement` (cards, rules) -> ``(melds, loose, loose_points)``
 - :func:`arrangement_points` (cards, rules) -> ``(loose_points, loose_count)`` (fast, no melds built)
+- :func:`discard_points` (8 cards, rules) -> ``{code: (loose_points, loose_count)}`` of the 7 left after
+  discarding each code (one solve for all; fast, no melds built)
+- :func:`draw_points` (7 cards kept, draws, rules) -> ``{drawn code: (loose_points, loose_count)}`` of the
+  best 7 of the 8 after drawing it (the kept hand solved once, extended per card; fast, no melds built)
 - :func:`close_option` (7 cards kept, rules) -> the close those cards allow, or None
 - :func:`close_options` (8 cards after the draw, rules, ...) -> every legal close, one per face-down code
 - :func:`score_hand` (closer, hands, rules) -> deltas, winner and the reveal of a closed hand
@@ -47,6 +51,8 @@ __all__ = [
     "meld_kind",
     "best_arrangement",
     "arrangement_points",
+    "discard_points",
+    "draw_points",
     "close_option",
     "close_options",
     "close_options_unchecked",
@@ -184,6 +190,108 @@ def _meld_kind(ctx: _Ctx, cards: list[str]) -> str | None:
 # ------------------------------------------------------------------------------------------ the solver
 
 
+def _candidate_melds(ctx: _Ctx, infos: Sequence[tuple[int, int, int]], maxj: int, must: int = -1) -> set[tuple[int, int]]:
+    """Candidate melds ``(natural mask, wilds used)`` over naturals ``infos`` (``(suit index, run place,
+    rank)`` at bit positions), each with at most ``maxj`` wilds; with ``must`` >= 0 only those holding that
+    natural (the candidates a card added at position ``must`` brings)."""
+    found: set[tuple[int, int]] = set()
+    by_rank: dict[int, list[int]] = {}
+    by_suit: dict[int, list[int]] = {}
+    for p, (s, _ri, rank) in enumerate(infos):
+        by_rank.setdefault(rank, []).append(p)
+        by_suit.setdefault(s, []).append(p)
+    ranks = by_rank.values() if must < 0 else [by_rank[infos[must][2]]]
+    suits = by_suit.values() if must < 0 else [by_suit[infos[must][0]]]
+    # sets: any nonempty group of one rank, topped up with wilds
+    for ps in ranks:
+        m = len(ps)
+        for sub in range(1, 1 << m):
+            n = sub.bit_count()
+            if n > ctx.cap:
+                continue
+            kmin, kmax = max(0, 3 - n), min(maxj, ctx.cap - n)
+            if kmin > kmax:
+                continue
+            nm = 0
+            for j in range(m):
+                if sub >> j & 1:
+                    nm |= 1 << ps[j]
+            if must >= 0 and not nm >> must & 1:
+                continue
+            for k in range(kmin, kmax + 1):
+                found.add((nm, k))
+    # runs: naturals of one suit at distinct places, gaps filled by wilds, spare wilds at the ends
+    n_order = ctx.n_order
+    for ps in suits:
+        ps = sorted(ps, key=lambda p: infos[p][1])
+        ridx = [infos[p][1] for p in ps]
+        m = len(ps)
+
+        stack = [(i, 1 << ps[i], ridx[i], ridx[i], 1, 0) for i in range(m)]
+        while stack:
+            i, nm, lo, last, n, gaps = stack.pop()
+            span = last - lo + 1
+            kmin = max(gaps, 3 - n)
+            kmax = min(maxj, gaps + n_order - span)
+            if must < 0 or nm >> must & 1:
+                for k in range(kmin, kmax + 1):
+                    found.add((nm, k))
+            for j in range(i + 1, m):
+                r = ridx[j]
+                if r == last:
+                    continue
+                g = gaps + r - last - 1
+                if g > maxj:
+                    break
+                stack.append((j, nm | 1 << ps[j], lo, r, n + 1, g))
+    return found
+
+
+_NONE = (1 << 30, 1 << 30)
+"""No arrangement (:meth:`_Hand.best1` of no natural): worse than any."""
+
+
+def _melds_holding(ctx: _Ctx, infos: Sequence[tuple[int, int, int]], maxj: int, n: int) -> set[tuple[int, int]]:
+    """``_candidate_melds(ctx, infos, maxj, must=n)``, built directly: the sets and runs holding the
+    natural at position ``n``."""
+    suit, place, rank = infos[n]
+    found: set[tuple[int, int]] = set()
+    bit = 1 << n
+    same = [1 << p for p, i in enumerate(infos) if i[2] == rank and p != n]
+    cap = ctx.cap
+    for sub in range(1 << len(same)):
+        size = sub.bit_count() + 1
+        kmin, kmax = max(0, 3 - size), min(maxj, cap - size)
+        if size > cap or kmin > kmax:
+            continue
+        nm = bit
+        for j, b in enumerate(same):
+            if sub >> j & 1:
+                nm |= b
+        for k in range(kmin, kmax + 1):
+            found.add((nm, k))
+    ps = sorted((p for p, i in enumerate(infos) if i[0] == suit), key=lambda p: infos[p][1])
+    ridx = [infos[p][1] for p in ps]
+    m = len(ps)
+    n_order = ctx.n_order
+    stack = [(i, 1 << ps[i], ridx[i], ridx[i], 1, 0) for i in range(m) if ridx[i] <= place]
+    while stack:
+        i, nm, lo, last, k_n, gaps = stack.pop()
+        if nm & bit:
+            span = last - lo + 1
+            for k in range(max(gaps, 3 - k_n), min(maxj, gaps + n_order - span) + 1):
+                found.add((nm, k))
+        for j in range(i + 1, m):
+            r = ridx[j]
+            if r == last:
+                continue
+            g = gaps + r - last - 1
+            if g > maxj or (r > place and not nm & bit and ps[j] != n):
+                break
+            stack.append((j, nm | 1 << ps[j], lo, r, k_n + 1, g))
+    return found
+
+
 class _Hand:
     """One hand prepared for the solver: naturals as bit positions, wilds as a count.
 
@@ -191,9 +299,11 @@ class _Hand:
     by memoised search over candidate melds ``(natural mask, wilds used)`` indexed by their lowest natural.
     """
 
-    __slots__ = ("ctx", "nat", "wilds", "vals", "infos", "by_low", "memo", "full")
+    __slots__ = ("ctx", "nat", "wilds", "vals", "infos", "by_low", "memo", "memo1", "full", "maxj")
 
-    def __init__(self, ctx: _Ctx, cards: Iterable[str]):
+    def __init__(self, ctx: _Ctx, cards: Iterable[str], maxj: int | None = None):
+        """``maxj``: the most wilds a candidate meld may hold (default: the rules' limit, at most the wilds
+        held; give ``ctx.maxj`` to solve the same naturals with more wilds later)."""
         self.ctx = ctx
         info = ctx.info
         nat = sorted((c for c in cards if info[c] is not None), key=card_sort_key)
@@ -202,60 +312,14 @@ class _Hand:
         self.vals = [ctx.values[c] for c in nat]
         self.infos = [info[c] for c in nat]
         self.full = (1 << len(nat)) - 1
+        self.maxj = min(ctx.maxj, len(self.wilds)) if maxj is None else maxj
         self.memo: dict[int, tuple[int, int]] = {}
+        self.memo1: dict[int, tuple[int, int]] = {}
         self.by_low: list[list[tuple[int, int]]] = [[] for _ in nat]
         self._patterns()
 
     def _patterns(self) -> None:
-        ctx = self.ctx
-        w_all = len(self.wilds)
-        maxj = min(ctx.maxj, w_all)
-        found: set[tuple[int, int]] = set()
-        by_rank: dict[int, list[int]] = {}
-        by_suit: dict[int, list[int]] = {}
-        for p, (s, _ri, rank) in enumerate(self.infos):
-            by_rank.setdefault(rank, []).append(p)
-            by_suit.setdefault(s, []).append(p)
-        # sets: any nonempty group of one rank, topped up with wilds
-        for ps in by_rank.values():
-            m = len(ps)
-            for sub in range(1, 1 << m):
-                n = sub.bit_count()
-                if n > ctx.cap:
-                    continue
-                kmin, kmax = max(0, 3 - n), min(maxj, ctx.cap - n)
-                if kmin > kmax:
-                    continue
-                nm = 0
-                for j in range(m):
-                    if sub >> j & 1:
-                        nm |= 1 << ps[j]
-                for k in range(kmin, kmax + 1):
-                    found.add((nm, k))
-        # runs: naturals of one suit at distinct places, gaps filled by wilds, spare wilds at the ends
-        n_order = ctx.n_order
-        for ps in by_suit.values():
-            ps = sorted(ps, key=lambda p: self.infos[p][1])
-            ridx = [self.infos[p][1] for p in ps]
-            m = len(ps)
-
-            stack = [(i, 1 << ps[i], ridx[i], ridx[i], 1, 0) for i in range(m)]
-            while stack:
-                i, nm, lo, last, n, gaps = stack.pop()
-                span = last - lo + 1
-                kmin = max(gaps, 3 - n)
-                kmax = min(maxj, gaps + n_order - span)
-                for k in range(kmin, kmax + 1):
-                    found.add((nm, k))
-                for j in range(i + 1, m):
-                    r = ridx[j]
-                    if r == last:
-                        continue
-                    g = gaps + r - last - 1
-                    if g > maxj:
-                        break
-                    stack.append((j, nm | 1 << ps[j], lo, r, n + 1, g))
-        for nm, k in sorted(found):
+        for nm, k in sorted(_candidate_melds(self.ctx, self.infos, self.maxj)):
             low = (nm & -nm).bit_length() - 1
             self.by_low[low].append((nm, k))
 
@@ -277,6 +341,31 @@ class _Hand:
                     if c < r:
                         r = c
         self.memo[key] = r
+        return r
+
+    def best1(self, mask: int, w: int) -> tuple[int, int]:
+        """Like :meth:`best` with exactly one natural of ``mask`` discarded (thrown away, not counted):
+        the best over the naturals ``p`` of ``best(mask ^ 1 << p, w)``, in one search (``_NONE`` for an
+        empty mask)."""
+        key = mask << 4 | w
+        r = self.memo1.get(key)
+        if r is not None:
+            return r
+        if mask == 0:
+            r = _NONE
+        else:
+            low = mask & -mask
+            p = low.bit_length() - 1
+            r = self.best(mask ^ low, w)  # discard the lowest natural
+            bp, bc = self.best1(mask ^ low, w)
+            if (bp + self.vals[p], bc + 1) < r:
+                r = (bp + self.vals[p], bc + 1)
+            for nm, k in self.by_low[p]:
+                if k <= w and nm & mask == nm:
+                    c = self.best1(mask ^ nm, w - k)
+                    if c < r:
+                        r = c
+        self.memo1[key] = r
         return r
 
     def optimal(self, mask: int, w: int) -> list[list[tuple[int, int]]]:
@@ -372,6 +461,102 @@ def arrangement_points(cards: Sequence[str], rules: Any) -> tuple[int, int]:
     for CPU players evaluating many candidate hands). Cards must be valid codes of the rules' deck."""
     ctx = _ctx(rules)
     return _points(tuple(sorted(cards, key=card_sort_key)), ctx.rules)
+
+
+def _best_discard(hand: _Hand, w: int) -> dict[int, tuple[int, int]]:
+    """``{position: (loose points, loose count)}`` of ``hand``'s naturals with ``w`` wilds less the natural
+    at each position, and at ``-1`` less one wild (when ``w``)."""
+    out = {p: hand.best(hand.full ^ 1 << p, w) for p in range(len(hand.nat))}
+    if w:
+        out[-1] = hand.best(hand.full, w - 1)
+    return out
+
+
+@lru_cache(maxsize=65536)
+def _discards(cards: tuple[str, ...], rules: Any) -> tuple[tuple[str, tuple[int, int]], ...]:
+    ctx = _ctx(rules)
+    hand = _Hand(ctx, cards)
+    by_pos = _best_discard(hand, len(hand.wilds))
+    by_code = {code: by_pos[p] for p, code in enumerate(hand.nat)}
+    by_code.update((code, by_pos[-1]) for code in hand.wilds)
+    return tuple((code, by_code[code]) for code in dict.fromkeys(cards))
+
+
+def discard_points(cards: Sequence[str], rules: Any) -> dict[str, tuple[int, int]]:
+    """For each distinct code of ``cards`` (8 after a draw; any number), ``(loose_points, loose_count)`` of
+    the best arrangement of the cards left after discarding one card of that code: exactly
+    ``arrangement_points(cards less that card, rules)``, from one solve of ``cards``. Cached; no card check
+    (cards must be valid codes of the rules' deck). Returns a fresh dict in card order."""
+    ctx = _ctx(rules)
+    return dict(_discards(tuple(sorted(cards, key=card_sort_key)), ctx.rules))
+
+
+class _Draws:
+    """A kept hand solved once, and what each drawn card makes of it (:func:`draw_points`).
+
+    With the drawn natural ``c`` the 8 cards' best after one discard is the best of: ``c`` thrown back;
+    ``c`` loose and a natural of the kept hand thrown; ``c`` in a meld ``P`` and a natural of the rest
+    thrown; a wild thrown, ``c`` loose or in a meld. Every term is a search of the kept hand alone (with
+    :meth:`_Hand.best` / :meth:`_Hand.best1`), whose memo serves every draw; only the candidate melds
+    holding ``c`` are built per draw. A drawn wild: thrown back, or a natural thrown with one more wild.
+    """
+
+    __slots__ = ("hand", "results")
+
+    def __init__(self, ctx: _Ctx, cards: tuple[str, ...]):
+        n_wilds = sum(1 for c in cards if ctx.info[c] is None)
+        self.hand = _Hand(ctx, cards, maxj=min(ctx.maxj, n_wilds + 1))  # room for a drawn wild
+        self.results: dict[str, tuple[int, int]] = {}
+
+    def after(self, card: str) -> tuple[int, int]:
+        r = self.results.get(card)
+        if r is not None:
+            return r
+        hand = self.hand
+        ctx = hand.ctx
+        w, full = len(hand.wilds), hand.full
+        info = ctx.info[card]
+        r = hand.best(full, w)  # throw the drawn card back
+        if info is None:
+            c = hand.best1(full, w + 1)
+            r = c if c < r else r
+        else:
+            v = ctx.values[card]
+            n = len(hand.nat)
+            melds = [(nm ^ 1 << n, k) for nm, k in _melds_holding(ctx, [*hand.infos, info], min(ctx.maxj, w), n)]
+            bp, bc = hand.best1(full, w)
+            c = (bp + v, bc + 1)  # the drawn card loose
+            r = c if c < r else r
+            for nm, k in melds:
+                c = hand.best1(full ^ nm, w - k)
+                r = c if c < r else r
+            if w:  # throw a wild
+                bp, bc = hand.best(full, w - 1)
+                c = (bp + v, bc + 1)
+                r = c if c < r else r
+                for nm, k in melds:
+                    if k < w:
+                        c = hand.best(full ^ nm, w - 1 - k)
+                        r = c if c < r else r
+        self.results[card] = r
+        return r
+
+
+@lru_cache(maxsize=8192)
+def _draws(kept: tuple[str, ...], rules: Any) -> _Draws:
+    return _Draws(_ctx(rules), kept)
+
+
+def draw_points(kept: Sequence[str], draws: Iterable[str], rules: Any) -> dict[str, tuple[int, int]]:
+    """For each code of ``draws``: ``(loose_points, loose_count)`` of the best hand ``kept`` (7 cards in
+    play; any number) can keep after drawing that card and discarding one of the 8, the drawn card
+    included: exactly ``min(arrangement_points(kept + [card] less x, rules) for x in kept + [card])``.
+    The kept hand is solved once for every draw (see ``_Draws``); results are cached per
+    (sorted kept hand, rules, card). No card check (valid codes; ``kept`` + one card must fit the deck).
+    Returns a fresh dict, one entry per distinct code of ``draws`` in their order."""
+    ctx = _ctx(rules)
+    d = _draws(tuple(sorted(kept, key=card_sort_key)), ctx.rules)
+    return {card: d.after(card) for card in dict.fromkeys(draws)}
 
 
 # ------------------------------------------------------------------------------------------- closing

@@ -366,3 +366,20 @@ def test_chinchon_scores_nothing_and_wins():
 def test_score_rejects_a_closer_that_cannot_close():
     with pytest.raises(ValueError):
         M.score_hand(0, {0: ["1O", "5C", "9E", "12B", "3O", "7E", "11C"], 1: ["2C"]}, STD)
+
+
+def test_discard_and_draw_points_worked_examples():
+    # 1O 2O 3O, 12C 12E 12B, 2E 11O: throwing 11O leaves 2E loose (2 points), 2E leaves 11O (10);
+    # a card of a meld breaks it: 1O leaves 2O 3O 2E 11O (2 + 3 + 2 + 10 = 17, 4 cards)
+    hand = ["1O", "2O", "3O", "12C", "12E", "12B", "2E", "11O"]
+    after = M.discard_points(hand, STD)
+    assert after["11O"] == (2, 1) and after["2E"] == (10, 1) and after["1O"] == (17, 4)
+    assert after == {c: M.arrangement_points([x for x in hand if x != c], STD) for c in hand}
+    # kept 1O 2O 3O 12C 12E 12B 2E: drawing 4O lengthens the run, throwing the 2E: all melded (0);
+    # 7B helps nothing: thrown back (2 points); a joker: thrown back, or the 2E thrown (0);
+    # 2C: the set 2O 2E 2C, throwing the 3O, leaves the 1O (1)
+    kept = hand[:7]
+    assert M.draw_points(kept, ["4O", "7B", "JK", "2C"], STD) == {
+        "4O": (0, 0), "7B": (2, 1), "JK": (0, 0), "2C": (1, 1)}
+    # two decks: a second 2E makes the set 2O 2E 2E, throwing the 3O (1O loose, 1 point)
+    assert M.draw_points(kept, ["2E"], TRAD2) == {"2E": (1, 1)}

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from games.engine import chinchon as C
 from games.engine import chinchon_melds as M
-from games.engine.cards import build_deck
+from games.engine.cards import build_deck, card_sort_key
 from games.engine.types import events_for
 
 # ------------------------------------------------------------------ an independent brute-force reference
@@ -89,6 +89,32 @@ def test_solver_matches_brute_force(case):
     assert M.arrangement_points(cards, rules) == want
     assert sorted([c for m in melds for c in m] + loose) == sorted(cards)
     assert all(ref_is_meld(m, order, rules.max_jokers_per_meld, rules.wild_card) for m in melds)
+
+
+@settings(max_examples=150, deadline=None)
+@given(hands())
+def test_discard_and_draw_points_match_brute_force(case):
+    """``discard_points`` of 8 cards is the reference best of the 7 left after each discard, and
+    ``draw_points`` of 7 kept cards and a drawn card is the best of those; on 7 cards, one fewer."""
+    rules, cards = case
+    order = [1, 2, 3, 4, 5, 6, 7] + ([8, 9] if rules.deck == 48 else []) + [10, 11, 12]
+
+    def ref(cs):
+        return ref_best(cs, order, rules.max_jokers_per_meld, rules.wild_card)
+
+    def without(cs, c):
+        rest = list(cs)
+        rest.remove(c)
+        return rest
+
+    after = M.discard_points(cards, rules)
+    assert list(after) == list(dict.fromkeys(sorted(cards, key=card_sort_key)))
+    for c, got in after.items():
+        assert got == ref(without(cards, c)), c
+    *kept, drawn = cards
+    want = min(ref(without(cards, x)) for x in cards)
+    assert M.draw_points(kept, [drawn], rules) == {drawn: want}
+    assert M.draw_points(list(reversed(kept)), [drawn, drawn], rules) == {drawn: want}  # cached, any order
 
 
 # ------------------------------------------------------------------------------------- random legal play
