@@ -103,6 +103,12 @@ class _Deck:
             rank, suit = parse_card(c)  # type: ignore[misc]
             self.info[c] = (rank, suit, ridx[rank])
         self.maxj = rules.max_jokers_per_meld
+        # natural codes by rank, and by suit in run order (None where the deck has no such card)
+        self.by_rank: dict[int, list[str]] = {}
+        self.by_place: dict[str, list[str | None]] = {s: [None] * len(order) for s in "OCEB"}
+        for c, (rank, suit, place) in self.info.items():
+            self.by_rank.setdefault(rank, []).append(c)
+            self.by_place[suit][place] = c
 
 
 @lru_cache(maxsize=32)
@@ -144,23 +150,22 @@ def _melded_count(cards: tuple[str, ...], rules: Rules) -> int:
     return len(cards) - melds.arrangement_points(cards, rules)[1]
 
 
-def _connects(d: _Deck, card: str, cards) -> bool:
-    """Could ``card`` join a meld with some of ``cards``: a wild; the same rank as a natural; the same suit
-    within 2 places (3 with two wilds allowed in a meld and held); anything with two usable wilds."""
-    wilds = sum(1 for c in cards if c in d.wild)
-    if card in d.wild:
-        return True
-    if d.maxj >= 2 and wilds >= 2:
-        return True
-    rank, suit, place = d.info[card]
-    reach = 2
+@lru_cache(maxsize=65536)
+def _connecting(cards: tuple[str, ...], rules: Rules) -> frozenset[str]:
+    """Every code that could join a meld with some of ``cards`` (a sorted tuple): a wild; a natural of
+    the same rank as, or within 2 places in the suit of, a natural held; anything when two wilds a meld
+    are allowed and two are held."""
+    d = _deck(rules)
+    if d.maxj >= 2 and sum(1 for c in cards if c in d.wild) >= 2:
+        return frozenset(d.value)
+    out = set(d.wild)
     for c in cards:
         i = d.info.get(c)
-        if i is None:
-            continue
-        if i[0] == rank or (i[1] == suit and abs(i[2] - place) <= reach):
-            return True
-    return False
+        if i is not None:
+            out.update(d.by_rank[i[0]])
+            out.update(d.by_place[i[1]][max(0, i[2] - 2): i[2] + 3])
+    out.discard(None)
+    return frozenset(out)
 
 
 def _pairs(d: _Deck, cards) -> int:
@@ -317,16 +322,10 @@ def _live(d: _Deck, view: dict, hand, picked: dict) -> Counter:
 
 
 # --------------------------------------------------------------------------------------- evaluation
-@lru_cache(maxsize=262144)
-def _after(kept: tuple[str, ...], card: str, rules: Rules) -> int:
-    """Loose points (points) of ``kept`` (7 cards) after drawing ``card`` and discarding the best card:
-    the best arrangement of the 8 cards less its highest loose card (0 when all 8 meld); at most the loose
-    points of ``kept`` (throwing ``card`` back)."""
-    pts8, loose8 = _loose(_key((*kept, card)), rules)
-    if not loose8:
-        return 0
-    d = _deck(rules)
-    return min(_points(kept, rules), pts8 - max(d.value[c] for c in loose8))
+def _discard_pts(cards, rules: Rules) -> dict[str, int]:
+    """``{code: loose points of the other cards' best arrangement}`` for each code of ``cards`` (one
+    solve, :func:`melds.discard_points`; cached there)."""
+    return {c: pc[0] for c, pc in melds.discard_points(cards, rules).items()}
 
 
 @lru_cache(maxsize=65536)
@@ -356,18 +355,20 @@ def _shape(kept: tuple[str, ...], rules: Rules) -> tuple[int, int, tuple[str, ..
 
 def _expected_after(kept: tuple[str, ...], live: Counter, rules: Rules) -> float:
     """Expected loose points (points) of ``kept`` after one stock draw, each unseen card equally likely,
-    and the best discard. Exact (the solver, :func:`_after`) for a card that could meld with a loose card;
-    a card that lengthens a meld lets the highest loose card go; any other card only replaces the
-    highest loose card when cheaper."""
+    and the best discard. Exact (the solver, :func:`melds.draw_points`: the best 7 of the 8) for a card
+    that could meld with a loose card; a card that lengthens a meld lets the highest loose card go; any
+    other card only replaces the highest loose card when cheaper."""
     total = sum(live.values())
     pts, top, loose, ext = _shape(kept, rules)
     if not total:
         return float(pts)
     d = _deck(rules)
+    conn = _connecting(loose, rules)
+    exact = melds.draw_points(kept, [c for c in live if c in conn], rules)
     acc = 0.0
     for card, n in live.items():
-        if _connects(d, card, loose):
-            acc += n * _after(kept, card, rules)
+        if card in exact:
+            acc += n * exact[card][0]
         elif card in ext:
             acc += n * (pts - top)
         else:
@@ -434,15 +435,9 @@ def _menos_diez_chance(kept: tuple[str, ...], live: Counter, rules: Rules) -> fl
     total = sum(live.values())
     if not total:
         return 0.0
-    d = _deck(rules)
-    hits = 0
-    for card, n in live.items():
-        if not _connects(d, card, kept):
-            continue
-        eight = (*kept, card)
-        if any(_points(_key(_minus(eight, x)), rules) == 0 for x in dict.fromkeys(eight)):
-            hits += n
-    return hits / total
+    conn = _connecting(kept, rules)
+    after = melds.draw_points(kept, [c for c in live if c in conn], rules)
+    return sum(live[c] for c, (pts, _n) in after.items() if pts == 0) / total
 
 
 # --------------------------------------------------------------------------------------- policies
@@ -459,7 +454,8 @@ def _discardables(legal: list[dict]) -> list[str]:
 
 def _fallback_discard(d: _Deck, hand: list[str], options: list[str], rules: Rules) -> str:
     """The engine default's discard: fewest loose points left, ties by the default tie order."""
-    return min(options, key=lambda c: (_points(_key(_minus(hand, c)), rules), _tie_key(d, c)))
+    pts = _discard_pts(hand, rules)
+    return min(options, key=lambda c: (pts[c], _tie_key(d, c)))
 
 
 def _easy(view: dict, legal: list[dict], rng, rules: Rules) -> dict:
@@ -521,7 +517,8 @@ def _normal(view: dict, legal: list[dict], rng, rules: Rules) -> dict:
         top = pile[-1]
         old = _points(_key(hand), rules)
         eight = [*hand, top]
-        new = min(_points(_key(_minus(eight, c)), rules) for c in hand)
+        after = _discard_pts(eight, rules)
+        new = min(after[c] for c in hand)
         _pts8, loose8 = _loose(_key(eight), rules)
         throw = [c for c in loose8 if c != top and c not in d.wild]
         kept = _minus(eight, min(throw, key=lambda c: _tie_key(d, c))) if throw else None
@@ -615,7 +612,8 @@ def _hard(view: dict, legal: list[dict], rng, rules: Rules, me: int | None, memo
         after = _expected_after(kept, live, rules)
         stock_q = after - HARD_STOCK_DISCOUNT * (1 - HARD_PTS_WEIGHT) * (now - after)
         eight = [*hand, top]
-        cands = sorted(dict.fromkeys(hand), key=lambda c: (_points(_key(_minus(eight, c)), rules), _tie_key(d, c)))
+        after = _discard_pts(eight, rules)
+        cands = sorted(dict.fromkeys(hand), key=lambda c: (after[c], _tie_key(d, c)))
         take_q = min(
             _quality(_key(_minus(eight, c)), live, rules) + _feed_risk(d, c, view, me, picked)
             for c in cands[:2]
@@ -630,7 +628,8 @@ def _hard(view: dict, legal: list[dict], rng, rules: Rules, me: int | None, memo
         return _pick(legal, {"type": "close", "card": best["card"]})
     options = list(dict.fromkeys(_discardables(legal)))
     risk = {c: _feed_risk(d, c, view, me, picked) for c in options}
-    first = sorted(options, key=lambda c: (_points(_key(_minus(hand, c)), rules) + risk[c], _tie_key(d, c)))
+    after = _discard_pts(hand, rules)
+    first = sorted(options, key=lambda c: (after[c] + risk[c], _tie_key(d, c)))
     shortlist = first[:HARD_CANDIDATES]
     card = min(
         shortlist,
