@@ -60,7 +60,7 @@ from games.engine.chinchirorin_rules import (  # noqa: F401  (re-exported: the e
     validate_rules,
 )
 from games.engine.errors import IllegalAction, InvalidAction, NotYourTurn
-from games.engine.types import Action, Event, State, event, standing_places
+from games.engine.types import Action, Event, State, check_fields, event, standing_places
 
 NAME = "chinchirorin"
 SCHEMA = 1
@@ -296,23 +296,7 @@ def check_action(action: Any) -> None:
     """Check an action body's shape: a dict with a known ``type`` and exactly its fields, each of the
     right type (``bet.amount`` an int, never a bool; ``step_down.down`` a bool).
     Raises ``InvalidAction``."""
-    if not isinstance(action, dict):
-        raise InvalidAction("an action must be an object")
-    kind = action.get("type")
-    if not isinstance(kind, str) or kind not in _FIELDS:
-        raise InvalidAction(f"unknown action type {kind!r}")
-    fields = _FIELDS[kind]
-    for name in action:
-        if name != "type" and name not in fields:
-            raise InvalidAction(f"unexpected field {name!r} for {kind}")
-    for name, typ in fields.items():
-        if name not in action:
-            raise InvalidAction(f"missing field {name!r} for {kind}")
-        value = action[name]
-        if typ is int and (isinstance(value, bool) or not isinstance(value, int)):
-            raise InvalidAction(f"{name} must be an integer")
-        if typ is bool and not isinstance(value, bool):
-            raise InvalidAction(f"{name} must be true or false")
+    check_fields(action, _FIELDS)
 
 
 def apply(state: State, seat: int, action: Action, rng) -> tuple[State, list[Event]]:

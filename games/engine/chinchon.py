@@ -46,7 +46,7 @@ from games.engine import chinchon_melds as melds
 from games.engine.cards import build_deck, is_card_code, parse_card, sort_cards
 from games.engine.chinchon_melds import play_order
 from games.engine.errors import IllegalAction, InvalidAction, InvalidRules, NotYourTurn
-from games.engine.types import Action, Event, State, event, standing_places
+from games.engine.types import Action, Event, State, check_fields, event, standing_places
 
 NAME = "chinchon"
 
@@ -468,23 +468,7 @@ def default_action(state: State, seat: int) -> Action:
 def check_action(action: Any) -> None:
     """Check an action body's shape: a dict with a known ``type`` and exactly its fields, each well typed
     (``source`` "stock"/"discard", ``card`` a card code, ``accept`` a bool). Raises ``InvalidAction``."""
-    if not isinstance(action, dict):
-        raise InvalidAction("an action must be an object")
-    kind = action.get("type")
-    if not isinstance(kind, str) or kind not in _FIELDS:
-        raise InvalidAction(f"unknown action type {kind!r}")
-    fields = _FIELDS[kind]
-    for name in action:
-        if name != "type" and name not in fields:
-            raise InvalidAction(f"unexpected field {name!r} for {kind}")
-    for name, typ in fields.items():
-        if name not in action:
-            raise InvalidAction(f"missing field {name!r} for {kind}")
-        v = action[name]
-        if typ is bool and not isinstance(v, bool):
-            raise InvalidAction(f"{name} must be true or false")
-        if typ is str and not isinstance(v, str):
-            raise InvalidAction(f"{name} must be a string")
+    kind = check_fields(action, _FIELDS)
     if kind == "draw" and action["source"] not in ("stock", "discard"):
         raise InvalidAction("source must be 'stock' or 'discard'")
     if kind in ("discard", "close") and not is_card_code(action["card"]):

@@ -13,6 +13,8 @@
 
 from typing import Any
 
+from games.engine.errors import InvalidAction
+
 Action = dict[str, Any]
 Event = dict[str, Any]
 State = dict[str, Any]
@@ -55,3 +57,30 @@ def standing_places(ordered: list[tuple[int, Any]]) -> list[tuple[int, int]]:
         out.append((seat, place))
         prev_key = key
     return out
+
+
+def check_fields(action: Any, fields_by_type: dict[str, dict[str, type]]) -> str:
+    """Check an action body against ``{type: {field: int | bool | str}}``: a dict with a known ``type``
+    and exactly that type's fields, each of its type (a bool is never an int). Returns the type.
+
+    Raises ``InvalidAction`` naming the unknown type or the missing, unexpected or wrong-typed field.
+    """
+    if not isinstance(action, dict):
+        raise InvalidAction("an action must be an object")
+    kind = action.get("type")
+    if not isinstance(kind, str) or kind not in fields_by_type:
+        raise InvalidAction(f"unknown action type {kind!r}")
+    fields = fields_by_type[kind]
+    for name in action:
+        if name != "type" and name not in fields:
+            raise InvalidAction(f"unexpected field {name!r} for {kind}")
+    for name, typ in fields.items():
+        if name not in action:
+            raise InvalidAction(f"missing field {name!r} for {kind}")
+        value = action[name]
+        if typ is bool:
+            if not isinstance(value, bool):
+                raise InvalidAction(f"{name} must be true or false")
+        elif isinstance(value, bool) or not isinstance(value, typ):
+            raise InvalidAction(f"{name} must be {'an integer' if typ is int else 'a string'}")
+    return kind
