@@ -562,6 +562,24 @@ def _heartbeat() -> datetime | None:
     return row.at if row else None
 
 
+def _lock_if_due(game_id: int, seq: int, time_field: str, now: datetime) -> _Ctx | None:
+    """Inside an atomic block: lock the game and return it if it is playing at ``seq`` and its stored
+    ``time_field`` (``deadline`` / ``bot_due_at``) has come; else ``None``. A task that came early (a
+    redelivery, a clock skew) re-arms the game's timers for the real time instead."""
+    try:
+        ctx = _lock(game_id)
+    except Game.DoesNotExist:
+        return None
+    game = ctx.game
+    due = getattr(game, time_field)
+    if game.status != Game.PLAYING or game.seq != seq or due is None:
+        return None
+    if due > now + EARLY_TOLERANCE:
+        _rearm_on_commit(game)
+        return None
+    return ctx
+
+
 def game_handle_timeout(*, game_id: int, seq: int, heartbeat: datetime | None | bool = False) -> bool:
     """The ``turn_timeout`` task: under the lock, if the game is still playing at ``seq`` and its stored
     deadline has passed, every seat still awaited makes its whole decision for the window (a Chinchón turn
@@ -576,16 +594,10 @@ def game_handle_timeout(*, game_id: int, seq: int, heartbeat: datetime | None | 
     now = _now()
     hb = _heartbeat() if heartbeat is False else heartbeat
     with transaction.atomic():
-        try:
-            ctx = _lock(game_id)
-        except Game.DoesNotExist:
+        ctx = _lock_if_due(game_id, seq, "deadline", now)
+        if ctx is None:
             return False
         game = ctx.game
-        if game.status != Game.PLAYING or game.seq != seq or game.deadline is None:
-            return False
-        if game.deadline > now + EARLY_TOLERANCE:
-            _rearm_on_commit(game)  # an early (redelivered) timer: wait for the real deadline
-            return False
         if hb is not None and (game.deadline - hb).total_seconds() > OUTAGE_SECONDS:
             secs = _window_seconds(game, _is_reentry(ctx)) or 0
             log.warning("game %s: deadline missed during an outage; renewed by %ss", game.pk, secs)
@@ -624,16 +636,10 @@ def game_bot_play(*, game_id: int, seq: int) -> bool:
     """
     now = _now()
     with transaction.atomic():
-        try:
-            ctx = _lock(game_id)
-        except Game.DoesNotExist:
+        ctx = _lock_if_due(game_id, seq, "bot_due_at", now)
+        if ctx is None:
             return False
         game = ctx.game
-        if game.status != Game.PLAYING or game.seq != seq or game.bot_due_at is None:
-            return False
-        if game.bot_due_at > now + EARLY_TOLERANCE:
-            _rearm_on_commit(game)
-            return False
         window = game.window
         acted = False
         for seat in list(ctx.engine.awaiting(ctx.state)):
