@@ -58,6 +58,8 @@ BIN = Path(sys.executable).parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from scripts.serve import Supervisor  # noqa: E402 - after the path is set
+
 GAMES = ("chinchirorin", "chinchon")
 ACTION_PATH = re.compile(r"/api/games/(\d+)/actions$")
 
@@ -178,22 +180,16 @@ def _proc_cpu_seconds(pgid: int) -> float:
     return total
 
 
-class Stack:
-    """The processes this benchmark started, each in its own session; :meth:`stop` stops them all."""
+class Stack(Supervisor):
+    """The processes this benchmark started, each in its own session and log file
+    (``scripts/serve.py``'s supervisor); :meth:`stop` stops them all."""
 
     def __init__(self, env: dict, logdir: Path):
+        super().__init__(logdir)
         self.env = env
-        self.logdir = logdir
-        self.children: list[tuple[str, subprocess.Popen]] = []
 
-    def start(self, name: str, args: list[str]) -> subprocess.Popen:
-        out = open(self.logdir / f"{name}.log", "wb")  # noqa: SIM115 - closed with the process
-        proc = subprocess.Popen(args, cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        out.close()
-        self.children.append((name, proc))
-        log(f"started {name} (pid {proc.pid})")
-        return proc
+    def start(self, name: str, args: list[str]) -> subprocess.Popen:  # type: ignore[override]
+        return super().start(name, args, self.env)
 
     def pid(self, name: str) -> int:
         return next(p.pid for n, p in self.children if n == name)
@@ -210,30 +206,10 @@ class Stack:
         except OSError:
             return ""
 
-    def stop(self) -> None:
-        for _name, proc in reversed(self.children):
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-        deadline = time.monotonic() + 10
-        for name, proc in reversed(self.children):
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                log(f"{name} did not stop in time; killing it")
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                proc.wait()
-            # uvicorn's and celery's own children share the session: make sure none is left
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        if self.children:
+    def stop(self, *_) -> None:
+        had = bool(self.children)
+        super().stop()
+        if had:
             log("stopped every process started here")
         self.children.clear()
 

@@ -62,12 +62,17 @@ def wait_for_port(port: int, timeout: float = 15.0) -> bool:
 class Supervisor:
     """Starts children in their own process groups and stops all of them together."""
 
-    def __init__(self):
+    def __init__(self, logdir: Path | None = None):
         self.children: list[tuple[str, subprocess.Popen]] = []
         self.stopping = False
+        self.logdir = logdir  # None: children write to this terminal; else each to <logdir>/<name>.log
 
     def start(self, name: str, args: list[str], env: dict) -> subprocess.Popen:
-        proc = subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True)
+        out = open(self.logdir / f"{name}.log", "wb") if self.logdir else None  # noqa: SIM115
+        proc = subprocess.Popen(args, cwd=ROOT, env=env, start_new_session=True, stdout=out,
+                                stderr=subprocess.STDOUT if out else None)
+        if out:
+            out.close()  # the child holds its own copy
         self.children.append((name, proc))
         log(f"started {name} (pid {proc.pid})")
         return proc
@@ -94,6 +99,10 @@ class Supervisor:
                 except ProcessLookupError:
                     pass
                 proc.wait()
+            try:  # the child's own children (uvicorn, celery workers) share its session: none is left
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         log("stopped")
 
 
