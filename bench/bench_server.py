@@ -560,7 +560,7 @@ def parse_args(argv=None):
     ap.add_argument("--timeout", type=float, default=110.0, help="seconds per game phase (default 110)")
     ap.add_argument("--chinchirorin-rules", default="{}", help="room settings, JSON (default: the defaults)")
     ap.add_argument("--chinchon-rules", default="{}", help='room settings, JSON (e.g. \'{"elimination": 50}\')')
-    ap.add_argument("--conn-max-age", help="CONN_MAX_AGE for the server (default: the service's, 60 s)")
+    ap.add_argument("--conn-max-age", help="CONN_MAX_AGE for the server (default: the service's, 0)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the clients' choices")
     ap.add_argument("--query-seats", default="2,4", help="seat counts of the in-process query games ('' skips)")
     ap.add_argument("--query-actions", type=int, default=1000, help="at most this many actions per query game")
@@ -641,7 +641,7 @@ def main(argv=None) -> int:
                 log(f"could not drop {args.db}: {exc}")
     print()
     print(f"Machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; uvicorn workers {args.workers}, "
-          f"celery concurrency {args.celery_concurrency}; CONN_MAX_AGE {args.conn_max_age or 'default (60)'}; seats cycled {args.seats}; no CPU seats, turn_seconds null")
+          f"celery concurrency {args.celery_concurrency}; CONN_MAX_AGE {args.conn_max_age or 'default (0)'}; seats cycled {args.seats}; no CPU seats, turn_seconds null")
     if phases:
         print(report_phases(phases, args))
         for p in phases:
