@@ -59,8 +59,11 @@ def test_admin_lists_users_with_guest_filter(client, django_user_model):
 
 
 def test_pure_modules_import_no_django():
+    """games.engine, games.bots, ranking.elo and the rules protocol import no Django, Celery or Channels."""
     code = (
-        "import sys, games.engine.registry, games.engine.rng, games.engine.types;"
+        "import sys, games.engine.registry, games.engine.rng, games.engine.types, games.engine.cards,"
+        " games.engine.chinchirorin, games.engine.chinchon, games.engine.chinchon_melds,"
+        " games.bots.chinchirorin, games.bots.chinchon, ranking.elo, games.conformance;"
         "bad=[m for m in sys.modules if m.split('.')[0] in {'django','celery','channels'}];"
         "assert not bad, bad"
     )
