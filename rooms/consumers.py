@@ -134,21 +134,45 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.counted = True
         room_msg, game_msg = await database_sync_to_async(_snapshot)(self.room_id, self.seat)
         await self.send_json(room_msg)
-        if game_msg is not None:
+        if game_msg is not None and self.counted:
             await self._send_game(game_msg)
-        self.watchdog = asyncio.ensure_future(self._watch_silence())
+        if self.counted:  # not released by a failed send
+            self.watchdog = asyncio.ensure_future(self._watch_silence())
 
     async def disconnect(self, code):
+        await self._release()
+
+    async def _release(self) -> None:
+        """Uncount this socket (the seat's last one marks it disconnected) and leave the groups; once only.
+
+        Runs on disconnect and also when a send finds the client gone (a send that raises would end the
+        consumer before Channels calls :meth:`disconnect`, leaving the seat connected for good)."""
         if self.watchdog is not None:
             self.watchdog.cancel()
-        if self.seat is not None:
-            await self.channel_layer.group_discard(self.room_group, self.channel_name)
-            await self.channel_layer.group_discard(self.seat_group, self.channel_name)
-            await self.channel_layer.group_discard(f"user-{self.user.pk}", self.channel_name)
+            self.watchdog = None
         if self.counted:
             self.counted = False
-            await database_sync_to_async(services.room_socket_closed)(
-                room_id=self.room_id, user_id=self.user.pk, seat=self.seat)
+            try:
+                await database_sync_to_async(services.room_socket_closed)(
+                    room_id=self.room_id, user_id=self.user.pk, seat=self.seat)
+            except Exception:
+                logger.exception("could not uncount a socket of room %s seat %s", self.room_id, self.seat)
+        if self.seat is not None:
+            groups = (self.room_group, self.seat_group, f"user-{self.user.pk}")
+            self.seat = None
+            for group in groups:
+                try:
+                    await self.channel_layer.group_discard(group, self.channel_name)
+                except Exception:
+                    logger.debug("group_discard %s failed", group, exc_info=True)
+
+    async def send_json(self, content, close=False):
+        """Send to the client; a client that is already gone releases the seat instead of raising."""
+        try:
+            await super().send_json(content, close=close)
+        except Exception:
+            logger.debug("socket send failed; the client is gone", exc_info=True)
+            await self._release()
 
     async def _watch_silence(self):
         limit = float(getattr(settings, "WS_IDLE_SECONDS", 60))

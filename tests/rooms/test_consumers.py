@@ -295,3 +295,32 @@ async def test_a_player_who_left_mid_game_is_back_on_reconnecting(players):
     assert msgs[0]["room"]["seats"][1]["left"] is False
     assert await database_sync_to_async(left)() == (False, False)
     await comm.disconnect()
+
+
+async def test_a_client_gone_during_a_send_releases_its_seat(players, monkeypatch):
+    """A send that finds the client gone (uvicorn raises ClientDisconnected) ends the consumer before
+    Channels calls ``disconnect``: the socket must still be uncounted, so the seat is not connected for
+    good (and can turn away after the grace period)."""
+    from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+    room, host, _other = players
+    game_id = await _start(room, host)
+    real_send = AsyncJsonWebsocketConsumer.send_json
+    calls = {"n": 0}
+
+    async def flaky_send(self, content, close=False):
+        calls["n"] += 1
+        if calls["n"] == 2:  # the `game` message after `room`: the client has just closed
+            raise OSError("client disconnected")
+        await real_send(self, content, close=close)
+
+    monkeypatch.setattr(AsyncJsonWebsocketConsumer, "send_json", flaky_send)
+    comm = await _socket(room.code, host)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    assert (await comm.receive_json_from(timeout=TIMEOUT))["type"] == "room"
+    seat = await database_sync_to_async(Seat.objects.get)(room=room, user=host)
+    gp = await database_sync_to_async(GamePlayer.objects.get)(game_id=game_id, seat=seat.index)
+    assert seat.connections == 0
+    assert gp.connected is False and gp.disconnected_at is not None
+    await comm.disconnect()
