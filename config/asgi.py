@@ -7,17 +7,24 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 django_asgi_app = get_asgi_application()
 
+from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.urls import re_path  # noqa: E402
 
 from config.ws_auth import WebsocketAuthStack  # noqa: E402
 
 
+class NoSuchSocket(AsyncWebsocketConsumer):
+    """Any other WebSocket path: the handshake is refused (HTTP 403), never a server error."""
+
+    async def connect(self):
+        await self.close()
+
+
 def _websocket_routes():
-    try:
-        from rooms.routing import websocket_urlpatterns
-    except ImportError:  # rooms without sockets yet
-        websocket_urlpatterns = []
-    return websocket_urlpatterns
+    from rooms.routing import websocket_urlpatterns
+
+    return [*websocket_urlpatterns, re_path(r"", NoSuchSocket.as_asgi())]
 
 
 application = ProtocolTypeRouter(

@@ -324,3 +324,17 @@ async def test_a_client_gone_during_a_send_releases_its_seat(players, monkeypatc
     assert seat.connections == 0
     assert gp.connected is False and gp.disconnected_at is not None
     await comm.disconnect()
+
+
+async def test_socket_path_without_trailing_slash_works_and_unknown_paths_are_refused(players):
+    room, host, _other = players
+    key = await database_sync_to_async(_token)(host)
+    comm = WebsocketCommunicator(application, f"/ws/rooms/{room.code}?token={key}")
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    assert (await comm.receive_json_from(timeout=TIMEOUT))["type"] == "room"
+    await comm.disconnect()
+    for path in (f"/ws/nothing/?token={key}", f"/ws/rooms/{room.code}/extra/?token={key}"):
+        comm = WebsocketCommunicator(application, path)
+        connected, _ = await comm.connect(timeout=TIMEOUT)
+        assert connected is False, path
