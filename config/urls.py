@@ -1,9 +1,10 @@
 """URLs: the API under /api/, its schema and docs, the admin, /healthz."""
 
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from config.errors import handler404 as api_not_found
 from config.health import healthz
 
 urlpatterns = [
@@ -17,6 +18,8 @@ urlpatterns = [
     path("api/", include("rooms.urls")),
     path("api/games/", include("games.urls")),
     path("api/", include("ranking.urls")),
+    # Anything else under /api/ is a JSON 404 in the API's error shape, in DEBUG too.
+    re_path(r"^api/(?!(docs|schema|redoc)$)", api_not_found),  # /api/docs still redirects to /api/docs/
 ]
 
 handler400 = "config.errors.handler400"

@@ -166,7 +166,7 @@ class StrictCharField(serializers.CharField):
 class ChatPostSerializer(serializers.Serializer):
     """Body of a chat message: exactly one of ``text`` (trimmed, 1–200), ``emoji``, ``phrase`` (an id)."""
 
-    text = StrictCharField(required=False, trim_whitespace=True, allow_blank=True, max_length=1000)
+    text = StrictCharField(required=False, trim_whitespace=True, allow_blank=True, max_length=200)  # after trimming
     emoji = StrictCharField(required=False, trim_whitespace=False)
     phrase = StrictCharField(required=False, trim_whitespace=False)
 

@@ -59,6 +59,26 @@ def wait_for_port(port: int, timeout: float = 15.0) -> bool:
     return False
 
 
+def wait_for_health(host: str, port: int, sup: "Supervisor", timeout: float = 60.0) -> str:
+    """Poll /healthz until it answers 200 (the worker answers pings too); returns "ok" or its last body."""
+    import urllib.error
+    import urllib.request
+
+    last = "no answer"
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and not sup.stopping:
+        try:
+            with urllib.request.urlopen(f"http://{host}:{port}/healthz", timeout=5) as res:
+                if res.status == 200:
+                    return "ok"
+        except urllib.error.HTTPError as exc:
+            last = exc.read().decode(errors="replace")
+        except OSError as exc:
+            last = str(exc)
+        time.sleep(0.5)
+    return last
+
+
 class Supervisor:
     """Starts children in their own process groups and stops all of them together."""
 
@@ -131,12 +151,17 @@ def main() -> int:
             return 0
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True)
         sup.start("web", [str(BIN / "uvicorn"), "config.asgi:application", "--host", host, "--port", str(port),
-                          "--lifespan", "off", "--log-level", "info"], env)
-        sup.start("worker", [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "INFO",
+                          "--lifespan", "off", "--log-level", "info",
+                          "--log-config", str(ROOT / "config" / "uvicorn_logging.json")], env)
+        # WARNING: the sweeper runs every second; INFO would print three lines a second.
+        sup.start("worker", [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
                              "--concurrency", env.get("WORKER_CONCURRENCY", "2"), "-n", "worker@%h"], env)
-        sup.start("beat", [str(BIN / "celery"), "-A", "config", "beat", "--loglevel", "INFO",
+        sup.start("beat", [str(BIN / "celery"), "-A", "config", "beat", "--loglevel", "WARNING",
                            "--schedule", str(VAR / "celerybeat-schedule")], env)
         if wait_for_port(port, timeout=30):
+            health = wait_for_health(host, port, sup)
+            if health != "ok":
+                log(f"started, but /healthz still says: {health}")
             log(f"ready: point your client at http://{host}:{port}/  (API docs: http://{host}:{port}/api/docs/, "
                 f"WebSocket: ws://{host}:{port}/ws/rooms/<code>/, health: http://{host}:{port}/healthz)")
         while not sup.stopping:

@@ -189,10 +189,12 @@ def test_wrong_method(api):
     assert res.json()["code"] == "method_not_allowed"
 
 
-def test_unknown_url_is_not_found_in_shape(api):
-    res = api.get("/api/nothing-here")
+@pytest.mark.parametrize("path", ["/api/nothing-here", "/api/games/abc", "/api/rooms/x/y/z"])
+def test_unknown_url_is_not_found_in_shape_even_in_debug(api, settings, path):
+    settings.DEBUG = True  # Django's technical 404 page would answer without the catch-all
+    res = api.get(path)
     assert res.status_code == 404
-    assert res.json()["code"] == "not_found"
+    assert res.json() == {"code": "not_found", "detail": "Not found."}
 
 
 def test_json_array_body_is_invalid_not_500(api):
