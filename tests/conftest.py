@@ -20,11 +20,15 @@ def _db_is_postgres() -> bool:
 
 def pytest_collection_modifyitems(config, items):
     has_redis = bool(os.environ.get("REDIS_URL"))
+    is_postgres = _db_is_postgres()
     for item in items:
-        if item.get_closest_marker("postgres") and not _db_is_postgres():
-            item.add_marker(pytest.mark.skip(reason=f"{MISSING}: PostgreSQL (set DATABASE_URL)"))
+        missing = []
+        if item.get_closest_marker("postgres") and not is_postgres:
+            missing.append("PostgreSQL (set DATABASE_URL)")
         if (item.get_closest_marker("redis") or item.get_closest_marker("e2e")) and not has_redis:
-            item.add_marker(pytest.mark.skip(reason=f"{MISSING}: Redis (set REDIS_URL)"))
+            missing.append("Redis (set REDIS_URL)")
+        if missing:
+            item.add_marker(pytest.mark.skip(reason=f"{MISSING}: {', '.join(missing)}"))
 
 
 @pytest.fixture(autouse=True)
