@@ -6,6 +6,7 @@
 A policy sees only the seat's view (the engine's ``view_for`` or the API view: ``table.hand``,
 ``table.taken_from_discard``, ``table.discard_pile`` bottom to top since the last restock,
 ``table.pickups`` ``[{"seat", "card"}]`` the cards taken from the pile in this hand, oldest first (public),
+``table.turns`` the turns completed in this hand (public),
 ``table.hand_sizes``, ``table.stock_size``, ``table.scores``, ``players`` with ``out``/``resigned``), the
 complete bodies it may send (``legal_actions``), the public room rules and, for ``hard``, an optional
 ``memory`` dict the caller may keep between calls (JSON-able; only what earlier views showed). It never
@@ -21,6 +22,12 @@ highest loose card. Hard tracks every discard and every card its opponents pick 
 melds, and decides between closing now and waiting for minus 10."):
 
 - **easy** — :func:`_easy`; **normal** — :func:`_normal`; **hard** — :func:`_hard` (see their docstrings).
+- Every level, long hands: once a hand has gone on for more than :data:`LONG_HAND_ROUNDS` turns per seat
+  still in (``table.turns``), a discard is, with a chance growing :data:`LONG_HAND_STEP` a round up to 1,
+  a loose card chosen at random, low cards too (:func:`_unstick`; easy already throws random loose cards).
+  No rule caps a hand's length; without this, tables where every seat keeps its low cards and throws
+  back every high one never end (4 normal CPUs, ``traditional``: the hands hold every 1-7, the stock and
+  pile only 8-12). A game of CPUs must end: CPU-only rooms, and rooms every human left, rely on it.
 - Every level: re-entry offers are declined (rules/chinchon.md "Elimination, re-entry, end": "CPU seats
   never do"); ``resign`` is never chosen (it is not in ``legal_actions``).
 """
@@ -63,6 +70,16 @@ NEAR_ELIMINATION = 25
 """A seat is near elimination when its score is above ``elimination - NEAR_ELIMINATION`` points."""
 WAIT_MIN_CHANCE = 0.3
 """Hard waits for menos diez only when the next stock draw completes it with at least this chance."""
+
+# every level: long hands (no hoarding for ever)
+LONG_HAND_ROUNDS = 12
+"""A hand is long once it has gone on for more than this many turns per seat dealt in (the view's public
+``table.turns`` over the seats still in). Tables where every seat keeps its low cards and throws back
+every high one could otherwise never close (e.g. 4 seats, ``traditional``: the four hands hold all the
+cards 1-7, the stock and the pile only 8-12)."""
+LONG_HAND_STEP = 0.1
+"""In a long hand, the chance that a discard is a loose card chosen at random (low cards too) instead of
+the level's usual choice: this much per round past :data:`LONG_HAND_ROUNDS`, up to 1."""
 
 
 # --------------------------------------------------------------------------------------- rules & cards
@@ -406,6 +423,37 @@ def _feed_risk(d: _Deck, card: str, view: dict, me: int | None, picked: dict) ->
     return risk
 
 
+def _long_hand_chance(view: dict) -> float:
+    """The chance (0..1) that a discard in this hand lets a random loose card go (:data:`LONG_HAND_ROUNDS`,
+    :data:`LONG_HAND_STEP`): 0 until the hand has gone on for more than ``LONG_HAND_ROUNDS`` turns per
+    seat still in (``table.turns``; a view without it counts as a short hand), then growing by
+    ``LONG_HAND_STEP`` a round."""
+    turns = view["table"].get("turns")
+    if not isinstance(turns, int) or turns <= 0:
+        return 0.0
+    seats = len(_seats_in(view)) or len(view.get("players") or []) or 1
+    extra = turns / seats - LONG_HAND_ROUNDS
+    if extra <= 0:
+        return 0.0
+    return min(1.0, LONG_HAND_STEP * extra)
+
+
+def _unstick(view: dict, hand: list[str], options: list[str], rng, rules: Rules) -> str | None:
+    """In a long hand, with chance :func:`_long_hand_chance`, a loose card of the best arrangement of the
+    8 held chosen at random with ``rng`` (naturals first: a wild only when nothing else is loose; any
+    value, so low cards hoarded go too and the card flow unblocks); else None (the level's usual discard).
+    Draws from ``rng`` only in a long hand."""
+    p = _long_hand_chance(view)
+    if p <= 0.0 or rng.random() >= p:
+        return None
+    d = _deck(rules)
+    _pts, loose = _loose(_key(hand), rules)
+    cands = [c for c in dict.fromkeys(loose) if c in options]
+    naturals = [c for c in cands if c not in d.wild]
+    cands = naturals or cands
+    return rng.choice(cands) if cands else None
+
+
 # --------------------------------------------------------------------------------------- closing
 _KIND_ORDER = {"chinchon": 0, "seven_run_wild": 1, "minus_ten": 2, "normal": 3}
 
@@ -501,7 +549,7 @@ def _normal(view: dict, legal: list[dict], rng, rules: Rules) -> dict:
     - After the draw: closes when it can (the legal close with the lowest score). Otherwise throws the
       highest-value loose natural card of the best arrangement of its 8 cards (ties: higher rank, then
       suit O, C, E, B); a wild only when it is the only loose card; with no loose card, the engine
-      default's discard.
+      default's discard. In a long hand, sometimes a random loose card instead (:func:`_unstick`).
     """
     d = _deck(rules)
     t = view["table"]
@@ -531,6 +579,9 @@ def _normal(view: dict, legal: list[dict], rng, rules: Rules) -> dict:
     if closes:
         return _pick(legal, {"type": "close", "card": closes[0]["card"]})
     options = _discardables(legal)
+    card = _unstick(view, hand, options, rng, rules)
+    if card is not None:
+        return _pick(legal, {"type": "discard", "card": card})
     _pts, loose = _loose(_key(hand), rules)
     cands = [c for c in dict.fromkeys(loose) if c in options]
     naturals = [c for c in cands if c not in d.wild]
@@ -585,7 +636,8 @@ def _hard(view: dict, legal: list[dict], rng, rules: Rules, me: int | None, memo
       half the further improvement the next draw would bring.
     - Discard: among the 3 discards leaving the fewest loose points plus feeding risk, the one with the
       best evaluation plus feeding risk: a wild costs 12 points; a card of the same rank as, or next in
-      the suit to, a card the next seat picked up costs 6 (3 two places away; other rivals 30 %).
+      the suit to, a card the next seat picked up costs 6 (3 two places away; other rivals 30 %). In a
+      long hand, sometimes a random loose card instead (:func:`_unstick`).
     - Closing: a chinchón that wins the game, or menos diez, at once; a close with a loose card at once
       unless :func:`_should_wait` finds waiting a turn for menos diez worth it.
     """
@@ -627,6 +679,9 @@ def _hard(view: dict, legal: list[dict], rng, rules: Rules, me: int | None, memo
             return _pick(legal, {"type": "discard", "card": wait})
         return _pick(legal, {"type": "close", "card": best["card"]})
     options = list(dict.fromkeys(_discardables(legal)))
+    card = _unstick(view, hand, options, rng, rules)
+    if card is not None:
+        return _pick(legal, {"type": "discard", "card": card})
     risk = {c: _feed_risk(d, c, view, me, picked) for c in options}
     after = _discard_pts(hand, rules)
     first = sorted(options, key=lambda c: (after[c] + risk[c], _tie_key(d, c)))
@@ -653,7 +708,7 @@ def choose(
     ``view``: the seat's view (``view_for`` / API view; ``you`` names the seat if present);
     ``legal_actions``: the bodies offered (``draw {source}``, ``discard {card}``, ``close {card}``,
     ``reenter {accept}``); ``level``: ``"easy"`` | ``"normal"`` | ``"hard"``; ``rng``:
-    ``random.Random`` (only easy draws from it); ``seat``: the deciding seat when the view does not say;
+    ``random.Random`` (easy draws from it; normal and hard only in a long hand, :func:`_unstick`); ``seat``: the deciding seat when the view does not say;
     ``rules``: the room's rules (:class:`Rules`, the resolved dict or API settings; standard when not
     given); ``memory``: an optional dict the caller keeps per seat between calls (hard folds the view
     into it with :func:`observe` and remembers its own discard; easy and normal ignore it).

@@ -17,6 +17,8 @@ due) → the next deal → ... → ``finished``.
      "drawn": card | None, "taken_from_discard": card | None,     # this turn's draw
      "pickups": [{"seat": seat, "card": card}] (every card taken from the discard pile in this hand, oldest
      first; emptied at each deal, kept across a restock; public; a state saved without it reads as []),
+     "turns": int (turns completed in this hand, i.e. discards; 0 at each deal, kept across a restock;
+     public; a state saved without it reads as 0),
      "dealt": [seat] (dealt in this hand), "played": [seat] (completed a turn in this deal),
      "scores": [int] * N, "out": [bool] * N, "resigned": [bool] * N, "reentries": [int] * N,
      "exit_hand": [int | None] * N (hand of the last exit), "resign_order": [seat],
@@ -317,7 +319,7 @@ def initial_state(rules: Rules | dict | None, seats: int, rng) -> tuple[State, l
         "schema": SCHEMA, "game": NAME, "rules": rules_to_dict(r), "seats": seats, "window": 0,
         "phase": "draw", "awaiting": [], "turn": None, "mano": 0, "hand_number": 0,
         "stock": [], "discard": [], "hands": [[] for _ in range(seats)],
-        "drawn": None, "taken_from_discard": None, "pickups": [], "dealt": [], "played": [],
+        "drawn": None, "taken_from_discard": None, "pickups": [], "turns": 0, "dealt": [], "played": [],
         "scores": [0] * seats, "out": [False] * seats, "resigned": [False] * seats,
         "reentries": [0] * seats, "exit_hand": [None] * seats, "resign_order": [],
         "set_aside": [], "laid": [], "face_down": None, "last_closer": None, "reveal": None,
@@ -337,13 +339,14 @@ def to_dict(state: State) -> dict:
 def from_dict(data: dict) -> State:
     """The state back from :func:`to_dict` data. Raises ``ValueError`` for another game or schema.
 
-    Data saved before a key was added reads with its default: ``pickups`` ``[]``."""
+    Data saved before a key was added reads with its default: ``pickups`` ``[]``, ``turns`` 0."""
     if not isinstance(data, dict) or data.get("game") != NAME:
         raise ValueError("not a chinchon state")
     if data.get("schema") != SCHEMA:
         raise ValueError(f"unsupported chinchon state schema {data.get('schema')!r}")
     s = _copy(data)
     s.setdefault("pickups", [])
+    s.setdefault("turns", 0)
     return s
 
 
@@ -565,6 +568,7 @@ def _deal(s: State, rng, events: list[Event]) -> None:
     s["discard"] = [deck.pop()]
     s["stock"] = deck
     s["pickups"] = []
+    s["turns"] = 0
     s["dealt"] = sorted(seats)
     s["played"] = []
     s["set_aside"] = []
@@ -610,6 +614,7 @@ def _discard(s: State, seat: int, card: str, events: list[Event]) -> None:
     s["hands"][seat].remove(card)
     s["discard"].append(card)
     events.append(event("discard", seat=seat, card=card))
+    s["turns"] = s.get("turns", 0) + 1
     if seat not in s["played"]:
         s["played"].append(seat)
     _start_turn(s, _next_in(s, seat), events)
@@ -770,7 +775,9 @@ def view_for(state: State, seat: int | None) -> dict:
     spectator), "taken_from_discard": own card taken from the pile this turn or None, "hand_sizes":
     {seat: n}, "stock_size", "discard_pile": [card] bottom to top since the last restock, "pickups":
     [{"seat", "card"}] every card taken from the discard pile in this hand, oldest first (public: the
-    pile's top is taken face up; kept across a restock, emptied at each deal), "scores": {seat: points}, "mano",
+    pile's top is taken face up; kept across a restock, emptied at each deal), "turns": turns completed in
+    this hand (discards; public; 0 at each deal, kept across a restock: how long the hand has gone on),
+    "scores": {seat: points}, "mano",
     "hand_number", "first_round_complete", "reveal": {"hand_number", "closer", "seats": {seat: {"melds",
     "loose", "laid_off": [{"card", "onto": {"seat", "meld"}}], "points", "kind"?}}} | None (from a close
     until the next close)}, "result"}``. Never the stock's order, another seat's hand, the face-down card
@@ -797,6 +804,7 @@ def view_for(state: State, seat: int | None) -> dict:
             "stock_size": len(state["stock"]),
             "discard_pile": list(state["discard"]),
             "pickups": [dict(p) for p in state.get("pickups") or ()],
+            "turns": state.get("turns", 0),
             "scores": {str(i): state["scores"][i] for i in range(n)},
             "mano": state["mano"],
             "hand_number": state["hand_number"],

@@ -305,3 +305,125 @@ def test_tournament_normal_beats_easy():
 
 def test_tournament_hard_beats_easy():
     assert _wins("hard", "easy", 16, {"elimination": 50}) >= 11
+
+
+# ----------------------------------------------------------------------------------------- long hands
+# A tester's 4-seat traditional game of normal CPUs never ended: each seat kept its low cards and threw
+# back every 8-12, so the four hands held every 1-7 and the stock and pile only 8-12. Past
+# LONG_HAND_ROUNDS turns a seat in a hand, every level lets random loose cards go (low ones too).
+
+TRADITIONAL4 = engine.validate_rules({"preset": "traditional"}, 4)
+# every 1-7 of the pack, no two of a rank and no two next to each other in a suit in a hand: 28 loose
+# points each, and a drawn 8-12 can never meld
+HOARD = [
+    ["1O", "3O", "5O", "7O", "2C", "4C", "6C"],
+    ["2O", "4O", "6O", "1C", "3C", "5C", "7C"],
+    ["1E", "3E", "5E", "7E", "2B", "4B", "6B"],
+    ["2E", "4E", "6E", "1B", "3B", "5B", "7B"],
+]
+
+
+def hoarded_state(seed):
+    """A 4-seat traditional hand 1 whose hands hold every low card (:data:`HOARD`), the pile and stock
+    the twenty 8-12 shuffled with ``seed``; seat 0 to draw."""
+    s, _ = engine.initial_state(TRADITIONAL4, 4, random.Random(seed))
+    high = [f"{r}{suit}" for r in range(8, 13) for suit in "OCEB"]
+    random.Random(seed).shuffle(high)
+    s.update(hands=[list(h) for h in HOARD], discard=high[:1], stock=high[1:], mano=0, turn=0, awaiting=[0],
+             phase="draw", played=[], dealt=[0, 1, 2, 3], pickups=[], turns=0, drawn=None,
+             taken_from_discard=None)
+    return s
+
+
+def play_hand(state, seats, seed, max_actions):
+    """Play the current hand (``seats``: a level, or "default" for a played-for seat using the engine's
+    ``default_action``) until the next deal or ``max_actions``; returns ``(state, actions)``."""
+    rules = engine.rules_of(state)
+    rng, bot_rng = random.Random(seed), random.Random(seed ^ 0xB07)
+    memories = [{} for _ in seats]
+    hand, n = state["hand_number"], 0
+    while state["hand_number"] == hand and state["phase"] != "finished" and n < max_actions:
+        seat = engine.awaiting(state)[0]
+        if seats[seat] == "default":
+            action = engine.default_action(state, seat)
+        else:
+            action = bots.choose(engine.view_for(state, seat), engine.legal_actions(state, seat), seats[seat],
+                                 bot_rng, seat=seat, rules=rules, memory=memories[seat])
+        state, _ = engine.apply(state, seat, action, rng)
+        n += 1
+    return state, n
+
+
+def test_long_hand_chance_grows_with_the_public_turn_count():
+    view = make_view(HOARD[0], ["8O"], phase="discard", scores=(0, 0, 0, 0))
+    assert bots._long_hand_chance(view) == 0.0  # an older view without turns: a short hand
+    for turns, chance in ((0, 0.0), (48, 0.0), (52, 0.1), (60, 0.3), (88, 1.0), (4000, 1.0)):
+        view["table"]["turns"] = turns
+        assert bots._long_hand_chance(view) == pytest.approx(chance)
+    view["players"][3]["out"] = True  # per seat still in: 3 seats, 13 rounds
+    view["table"]["turns"] = 39
+    assert bots._long_hand_chance(view) == pytest.approx(0.1)
+
+
+@pytest.mark.parametrize("level", bots.LEVELS)
+def test_a_long_hand_lets_low_loose_cards_go(level):
+    hand = [*HOARD[0], "8O"]  # no meld: normal and hard would throw the 8 for ever
+    legal = discard_legal(hand, rules=TRADITIONAL4)
+    view = make_view(hand, ["9C"], phase="discard", scores=(0, 0, 0, 0))
+    view["table"]["turns"] = 20
+    thrown = {bots.choose(view, legal, level, random.Random(i), rules=TRADITIONAL4)["card"] for i in range(40)}
+    if level != "easy":
+        assert thrown == {"8O"}  # a short hand: the usual choice
+    view["table"]["turns"] = 4 * 40  # long enough: always a random loose card
+    thrown = {bots.choose(view, legal, level, random.Random(i), rules=TRADITIONAL4)["card"] for i in range(40)}
+    assert len(thrown) >= 5 and thrown <= set(hand)
+
+
+def test_the_hoarded_deadlock_stalls_without_the_long_hand_rule(monkeypatch):
+    monkeypatch.setattr(bots, "LONG_HAND_STEP", 0.0)
+    state, n = play_hand(hoarded_state(1), ["normal"] * 4, 1, 400)
+    assert state["hand_number"] == 1 and n == 400 and state["turns"] == 200
+    assert sorted(c for h in state["hands"] for c in h) == sorted(c for h in HOARD for c in h)
+
+
+@pytest.mark.parametrize(
+    "seats",
+    [["normal"] * 4, ["hard"] * 4, ["easy"] * 4, ["normal", "default", "default", "default"],
+     ["hard", "normal", "easy", "default"], ["default"] * 4],
+)
+def test_the_hoarded_deadlock_now_ends(seats):
+    # a long hand starts past 48 turns (96 actions); observed: 150-250 actions for the CPU tables, up to
+    # ~1800 for four played-for seats (the default never throws the card just drawn: the hands churn)
+    for seed in range(3):
+        state, n = play_hand(hoarded_state(seed), seats, seed, 4000)
+        assert state["hand_number"] == 2 or state["phase"] == "finished", (seats, seed, n)
+
+
+@pytest.mark.parametrize(("deck", "seed"), [(48, 5), (48, 6), (40, 0), (40, 2), (40, 10)])
+def test_the_tester_s_four_normal_traditional_games_end(deck, seed):
+    # these seeds never ended before (3000+ actions in one hand); now 300-800 actions a game
+    state = play_game(["normal"] * 4, seed, {"preset": "traditional", "deck": deck}, max_actions=3000)
+    assert state["phase"] == "finished"
+
+
+@pytest.mark.parametrize(
+    ("settings", "levels"),
+    [
+        ({"preset": "traditional"}, ["normal"] * 4),
+        ({"preset": "traditional"}, ["hard"] * 4),
+        ({"preset": "traditional"}, ["easy", "normal", "hard", "normal"]),
+        ({"preset": "traditional", "deck": 40}, ["hard", "normal", "normal", "hard"]),
+        ({"preset": "traditional", "deck": 40}, ["normal"] * 3),
+        ({"preset": "traditional"}, ["normal", "easy"]),
+        ({"preset": "traditional"}, ["normal", "hard", "easy", "normal", "hard", "normal"]),
+        ({}, ["normal"] * 4),
+        ({}, ["hard", "easy", "normal"]),
+        ({"preset": "wild_ace"}, ["normal"] * 4),
+        ({"preset": "wild_ace"}, ["hard", "normal"]),
+        ({"deck": 40, "jokers": 0, "card_values": "pip", "close_mode": "total", "close_limit": 5}, ["normal"] * 4),
+    ],
+)
+def test_every_cpu_game_ends(settings, levels):
+    for seed in range(2):
+        state = play_game(levels, 300 + seed, settings, max_actions=4000)
+        assert state["phase"] == "finished", (settings, levels, seed)

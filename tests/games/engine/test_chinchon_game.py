@@ -229,6 +229,53 @@ def test_pickups_are_public_kept_across_a_restock_and_reset_at_the_deal():
     assert _pickups_everywhere(s) == []
 
 
+def _turns_everywhere(s):
+    """The table's ``turns``, asserted the same for every seat and a spectator."""
+    views = [C.view_for(s, seat)["table"]["turns"] for seat in [*range(s["seats"]), None]]
+    assert all(v == s["turns"] for v in views)
+    return s["turns"]
+
+
+def test_turns_count_the_hand_s_turns_public_kept_across_a_restock_and_reset_at_the_deal():
+    s, _ = C.initial_state({}, 3, random.Random(5))
+    assert _turns_everywhere(s) == 0
+    s = rig({}, 3, [EXAMPLE7, FILL[0], FILL[1]], ["3E"], ["11O"])
+    assert _turns_everywhere(s) == 0
+    s, _ = play(s, 0, {"type": "draw", "source": "discard"})
+    assert _turns_everywhere(s) == 0  # a turn counts once completed (its discard)
+    s, _ = play(s, 0, {"type": "discard", "card": "2E"})
+    assert _turns_everywhere(s) == 1
+    s, _ = play(s, 1, {"type": "draw", "source": "stock"})
+    s, _ = play(s, 1, {"type": "discard", "card": "10B"})
+    s, _ = play(s, 2, {"type": "draw", "source": "discard"})
+    s, _ = play(s, 2, {"type": "discard", "card": "3B"})
+    assert _turns_everywhere(s) == 3
+    # the stock runs out: a restock keeps the count
+    s["discard"] = s["stock"] + s["discard"]
+    s["stock"] = []
+    s, ev = play(s, 0, {"type": "draw", "source": "stock"})
+    assert ev[0]["type"] == "restock" and _turns_everywhere(s) == 3
+    drawn = s["drawn"]
+    s, _ = play(s, 0, {"type": "close", "card": drawn})  # the close scores the hand; the next deal starts at 0
+    assert s["hand_number"] == 2 and _turns_everywhere(s) == 0
+    seat = s["turn"]
+    s, _ = play(s, seat, {"type": "draw", "source": "stock"})
+    s, _ = play(s, seat, C.default_action(s, seat))
+    assert _turns_everywhere(s) == 1
+
+
+def test_a_state_saved_without_turns_reads_as_zero():
+    s = rig({}, 2, [EXAMPLE7, FILL[0]], ["3E"], ["11O"])
+    old = C.to_dict(s)
+    del old["turns"]
+    loaded = C.from_dict(json.loads(json.dumps(old)))
+    assert loaded["turns"] == 0 and loaded == s
+    assert C.view_for(old, None)["table"]["turns"] == 0  # a raw dict without the key is read as 0
+    new, _ = C.apply(old, 0, {"type": "draw", "source": "stock"}, random.Random(1))
+    new, _ = C.apply(new, 0, {"type": "discard", "card": "2E"}, random.Random(1))
+    assert new["turns"] == 1 and "turns" not in old
+
+
 def test_a_state_saved_without_pickups_still_loads_and_plays():
     s = rig({}, 2, [EXAMPLE7, FILL[0]], ["3E"], ["11O"])
     old = C.to_dict(s)
@@ -525,7 +572,7 @@ def test_view_hides_what_it_must():
     assert spectator["table"]["hand"] is None
     assert set(spectator) == {"phase", "awaiting", "turn", "players", "table", "result"}
     assert set(spectator["table"]) == {"hand", "taken_from_discard", "hand_sizes", "stock_size", "discard_pile",
-                                       "pickups", "scores", "mano", "hand_number", "first_round_complete",
+                                       "pickups", "turns", "scores", "mano", "hand_number", "first_round_complete",
                                        "reveal"}
     assert spectator["players"][0] == {"seat": 0, "score": 0, "resigned": False, "out": False, "reentries": 0}
     v0 = C.view_for(s, 0)
