@@ -555,14 +555,11 @@ def _normal(view: dict, legal: list[dict], rng, rules: Rules) -> dict:
     t = view["table"]
     hand = list(t["hand"])
     if view["phase"] == "draw":
-        pile = t.get("discard_pile") or []
-        take = {"type": "draw", "source": "discard"}
-        stock = {"type": "draw", "source": "stock"}
-        if stock not in legal:
-            return _pick(legal, take)
-        if not pile or take not in legal:
-            return _pick(legal, stock)
-        top = pile[-1]
+        forced = _forced_draw(t, legal)
+        if forced is not None:
+            return forced
+        take, stock = dict(TAKE), dict(STOCK)
+        top = t["discard_pile"][-1]
         old = _points(_key(hand), rules)
         eight = [*hand, top]
         after = _discard_pts(eight, rules)
@@ -649,14 +646,11 @@ def _hard(view: dict, legal: list[dict], rng, rules: Rules, me: int | None, memo
         picked = {s: c for s, c in (memory.get("picked") or {}).items() if me is None or s != str(me)}
     live = _live(d, view, hand, picked)
     if view["phase"] == "draw":
-        pile = t.get("discard_pile") or []
-        take = {"type": "draw", "source": "discard"}
-        stock = {"type": "draw", "source": "stock"}
-        if stock not in legal:
-            return _pick(legal, take)
-        if not pile or take not in legal:
-            return _pick(legal, stock)
-        top = pile[-1]
+        forced = _forced_draw(t, legal)
+        if forced is not None:
+            return forced
+        take, stock = dict(TAKE), dict(STOCK)
+        top = t["discard_pile"][-1]
         if top in memory.get("mine", ()):
             return _pick(legal, stock)  # never take back its own discard: no passing cards round for ever
         kept = _key(hand)
@@ -691,6 +685,20 @@ def _hard(view: dict, legal: list[dict], rng, rules: Rules, me: int | None, memo
         key=lambda c: (_quality(_key(_minus(hand, c)), live, rules) + risk[c], _tie_key(d, c)),
     )
     return _pick(legal, {"type": "discard", "card": card})
+
+
+TAKE = {"type": "draw", "source": "discard"}
+STOCK = {"type": "draw", "source": "stock"}
+
+
+def _forced_draw(table: dict, legal: list[dict]) -> dict | None:
+    """The draw when there is nothing to weigh: only one source offered, or an empty discard pile.
+    ``None`` when both the stock and a non-empty pile may be drawn from."""
+    if STOCK not in legal:
+        return _pick(legal, TAKE)
+    if not table.get("discard_pile") or TAKE not in legal:
+        return _pick(legal, STOCK)
+    return None
 
 
 def choose(
