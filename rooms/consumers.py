@@ -13,7 +13,8 @@ emoji | phrase}`` (the REST chat service and throttle), ``{type: "ping"}`` → `
 only to the sender as ``{type: "error", code, detail, fields?, action_id?}``.
 
 Group messages handled (``payload`` is sent as it is): ``game.update`` (a seat's ``game`` message; a
-view older than the last one this socket sent is dropped, so each socket sees seq in order),
+view older than the last one this socket sent is dropped, so each socket sees seq in order, and so is
+the very view it already has, as when the connect snapshot and a presence broadcast cross),
 ``room.update``, ``room.chat``, ``room.presence``, ``room.achievement``; and, to the group ``user-<id>``
 the socket also joins, ``queue.matched`` (the ranked queue found a room).
 """
@@ -109,6 +110,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.user = self.scope.get("user")
         self.last_seen = time.monotonic()
         self.last_view: tuple = (None, -1)
+        self.last_view_body: dict | None = None
         self.watchdog = None
         await self.accept()
         if self.user is None or not self.user.is_authenticated:
@@ -225,7 +227,10 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         key = (view.get("id"), view.get("seq", -1))
         if key[0] == self.last_view[0] and key[1] < self.last_view[1]:
             return  # an older view overtaken by a newer one: never send seq backwards
+        if key == self.last_view and not payload.get("events") and view == self.last_view_body:
+            return  # the very view this socket already has (the snapshot and a broadcast crossing on connect)
         self.last_view = key
+        self.last_view_body = view
         await self.send_json(payload)
 
     async def game_update(self, event):

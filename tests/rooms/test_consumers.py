@@ -338,3 +338,18 @@ async def test_socket_path_without_trailing_slash_works_and_unknown_paths_are_re
         comm = WebsocketCommunicator(application, path)
         connected, _ = await comm.connect(timeout=TIMEOUT)
         assert connected is False, path
+
+
+async def test_connecting_to_a_game_sends_its_view_once(players):
+    """The snapshot on connect and the broadcast of the seat's own presence carry the same view: the
+    socket sends it once."""
+    room, host, _other = players
+    await _start(room, host)
+    comm = await _open(room.code, host)
+    got = []
+    while not await comm.receive_nothing(timeout=1.0):
+        got.append(await comm.receive_json_from(timeout=TIMEOUT))
+    games = [m for m in got if m["type"] == "game"]
+    assert len(games) == 1, [m["type"] for m in got]
+    assert games[0]["view"]["seq"] == 0
+    await comm.disconnect()
