@@ -439,7 +439,8 @@ def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int |
     """Create and start a game.
 
     ``game``: engine name; ``rules``: API settings (validated by the engine, every setting resolved and
-    stored); ``seats``: ``[{"user": User | None, "cpu": bool, "cpu_level": str | None}, ...]`` in seat order;
+    stored); ``seats``: ``[{"user": User | None, "cpu": bool, "cpu_level": str | None, "connected": bool
+    (optional: the player has a socket open already)}, ...]`` in seat order;
     ``turn_seconds``: None / 30 / 60; ``cpu_speed``: fast / normal / slow; ``group``: live-delivery prefix.
     Makes a secret seed (``rng.new_seed``), the initial state with ``rng_for_seq(seed, 0)``, the log row of
     seq 0, the first window's deadline/due time; after commit arms the timers and broadcasts.
@@ -472,7 +473,8 @@ def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int |
         for i, s in enumerate(seats):
             cpu = bool(s.get("cpu"))
             players[i] = GamePlayer.objects.create(game=g, seat=i, user=None if cpu else s.get("user"), cpu=cpu,
-                                                   cpu_level=(s.get("cpu_level") or "normal") if cpu else None)
+                                                   cpu_level=(s.get("cpu_level") or "normal") if cpu else None,
+                                                   connected=not cpu and bool(s.get("connected")))
         GameAction.objects.create(game=g, seq=0, seat=None, by=BY_SYSTEM, action={"type": "start"}, events=events)
         ctx = _Ctx(game=g, engine=engine, state=state, players=players)
         ctx.seqs[0] = events

@@ -362,7 +362,8 @@ def _start_game(room: Room, seats: list[Seat]) -> None:
     game = games_services.game_start(
         game=room.game_name,
         rules=resolved_rules(room.game_name, room.rules, room.seat_count),
-        seats=[{"user": s.user, "cpu": s.cpu, "cpu_level": s.cpu_level if s.cpu else None} for s in seats],
+        seats=[{"user": s.user, "cpu": s.cpu, "cpu_level": s.cpu_level if s.cpu else None,
+                "connected": not s.cpu and s.connections > 0} for s in seats],
         turn_seconds=room.turn_seconds, cpu_speed=room.cpu_speed, ranked=room.ranked, group=room.group,
     )
     room.game = game

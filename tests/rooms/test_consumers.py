@@ -353,3 +353,19 @@ async def test_connecting_to_a_game_sends_its_view_once(players):
     assert len(games) == 1, [m["type"] for m in got]
     assert games[0]["view"]["seq"] == 0
     await comm.disconnect()
+
+
+async def test_a_game_started_while_players_are_connected_shows_them_connected(players):
+    """Players usually sit in the room with their sockets open when the host starts: the new game's
+    seats start connected (and turn away only once their last socket closes)."""
+    room, host, other = players
+    comm = await _open(room.code, host)
+    await comm.receive_json_from(timeout=TIMEOUT)  # room
+    game_id = await _start(room, host)
+    flags = await database_sync_to_async(
+        lambda: dict(GamePlayer.objects.filter(game_id=game_id).values_list("seat", "connected")))()
+    host_seat = await database_sync_to_async(lambda: Seat.objects.get(room=room, user=host).index)()
+    assert flags[host_seat] is True and flags[1 - host_seat] is False
+    await comm.disconnect()
+    gp = await database_sync_to_async(GamePlayer.objects.get)(game_id=game_id, seat=host_seat)
+    assert gp.connected is False and gp.disconnected_at is not None
