@@ -42,7 +42,15 @@ def _hand(obj: Any, rules: Rules, what: str) -> dict:
         raise ValueError(f"{what}: {exc}") from None
 
 
-def _bets(raw: Any, seats: int, dealer: int) -> dict[int, int]:
+def _bet(rules, bet: Any, what: str) -> int:
+    """A bet must be one of the rules' ``bet_options`` (rules file "Points in (bets)": every seat but the
+    dealer chooses 10, 20, 50 or 100, ``bet_options``). Raises ``ValueError`` naming ``what``."""
+    if isinstance(bet, bool) or not isinstance(bet, int) or bet not in rules.bet_options:
+        raise ValueError(f"{what} must be one of bet_options {list(rules.bet_options)}, got {bet!r}")
+    return bet
+
+
+def _bets(rules, raw: Any, seats: int, dealer: int) -> dict[int, int]:
     if not isinstance(raw, dict) or not raw:
         raise ValueError("bets must be a non-empty object {seat: bet}")
     bets: dict[int, int] = {}
@@ -50,9 +58,7 @@ def _bets(raw: Any, seats: int, dealer: int) -> dict[int, int]:
         seat = _seat_key(key, seats, "bets")
         if seat == dealer:
             raise ValueError("bets: the dealer does not bet")
-        if isinstance(bet, bool) or not isinstance(bet, int) or bet < 1:
-            raise ValueError(f"bets: seat {seat}'s bet must be a positive integer")
-        bets[seat] = bet
+        bets[seat] = _bet(rules, bet, f"bets: seat {seat}'s bet")
     return bets
 
 
@@ -67,7 +73,7 @@ def op_hand(args: dict[str, Any]) -> dict[str, Any]:
 def op_compare(args: dict[str, Any]) -> dict[str, Any]:
     """``chinchirorin.compare``: ``{rules, bet, dealer, player}`` -> ``{winner, amount}``."""
     rules = _rules(args)
-    bet = _int(args, "bet", 1)
+    bet = _bet(rules, args.get("bet"), "bet")
     dealer = _hand(args.get("dealer"), rules, "dealer")
     player = _hand(args.get("player"), rules, "player")
     winner, amount = engine.compare(rules, bet, dealer, player)
@@ -87,7 +93,7 @@ def op_roll_order(args: dict[str, Any]) -> dict[str, Any]:
     lo, hi = engine.SEAT_RANGE(rules)
     seats = _int(args, "seats", lo, hi)
     dealer = _int(args, "dealer", 0, seats - 1)
-    bets = _bets(args.get("bets"), seats, dealer)
+    bets = _bets(rules, args.get("bets"), seats, dealer)
     return {"order": engine.roll_order(rules, seats, dealer, bets)}
 
 
@@ -110,7 +116,7 @@ def op_settle(args: dict[str, Any]) -> dict[str, Any]:
         points[seat] = value
     dealer = _int(args, "dealer", 0, seats - 1)
     streak = _int(args, "dealer_streak", 0, default=0)
-    bets = _bets(args.get("bets"), seats, dealer)
+    bets = _bets(rules, args.get("bets"), seats, dealer)
     raw_hands = args.get("hands")
     if not isinstance(raw_hands, dict):
         raise ValueError("hands must be an object {seat: hand}")

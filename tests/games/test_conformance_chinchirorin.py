@@ -114,3 +114,21 @@ def test_a_result_too_large_to_write_is_an_error_line_and_the_run_goes_on():
     rows = [json.loads(r) for r in out.getvalue().splitlines()]
     assert rows[0]["id"] == "big" and "error" in rows[0] and "result" not in rows[0]
     assert rows[1] == {"id": "next", "result": {"hand": "pinzoro", "value": None}}
+
+
+def test_bets_must_be_one_of_the_bet_options():
+    """Rules file "Points in (bets)": a seat chooses one of ``bet_options``; any other bet is invalid args."""
+    from games.conformance.chinchirorin import OPS
+
+    hands = {"0": {"hand": "point", "value": 1}, "1": {"hand": "point", "value": 2}}
+    with pytest.raises(ValueError, match="bet_options"):
+        OPS["chinchirorin.settle"]({"rules": {}, "dealer": 0, "points": {"0": 1000, "1": 1000},
+                                    "bets": {"1": 30}, "hands": hands})
+    with pytest.raises(ValueError, match="bet_options"):
+        OPS["chinchirorin.compare"]({"rules": {}, "bet": 30, "dealer": hands["0"], "player": hands["1"]})
+    with pytest.raises(ValueError, match="bet_options"):
+        OPS["chinchirorin.roll_order"]({"rules": {}, "seats": 3, "dealer": 0, "bets": {"1": 10, "2": 25}})
+    # With the room's own options, 30 is a bet: 30 x 1 x 1 to the player holding point 2 against point 1.
+    out = OPS["chinchirorin.compare"]({"rules": {"bet_options": [30, 60]}, "bet": 30,
+                                       "dealer": hands["0"], "player": hands["1"]})
+    assert out == {"winner": "player", "amount": 30}
