@@ -8,6 +8,6 @@ COPY games ./games
 COPY rooms ./rooms
 COPY ranking ./ranking
 COPY manage.py ./
-RUN pip install . && python manage.py collectstatic --noinput 2>/dev/null || true
+RUN pip install . && SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
 EXPOSE 8000
 CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--workers", "2", "--lifespan", "off", "--log-config", "config/uvicorn_logging.json"]

@@ -68,3 +68,10 @@ def test_pure_modules_import_no_django():
         "assert not bad, bad"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_admin_assets_are_served_without_collectstatic(client):
+    """uvicorn serves no files: WhiteNoise serves the admin's CSS straight from the app."""
+    res = client.get("/static/admin/css/base.css")
+    assert res.status_code == 200
+    assert b"".join(res.streaming_content).startswith(b"/*")

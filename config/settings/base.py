@@ -40,6 +40,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.BodySizeLimitMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -94,7 +95,10 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = env("STATIC_ROOT", default=None)  # collectstatic's target (production: staticfiles/)
+# The ASGI server serves no files itself: WhiteNoise serves the admin's and the browsable API's assets,
+# straight from the apps (no collectstatic needed) unless WHITENOISE_USE_FINDERS is turned off.
+WHITENOISE_USE_FINDERS = env.bool("WHITENOISE_USE_FINDERS", default=True)
 
 # Bodies over 64 KiB are refused with 413 too_large (API.md "Errors").
 MAX_BODY_BYTES = 64 * 1024
