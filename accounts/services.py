@@ -35,9 +35,11 @@ def user_create_guest(*, display_name: str) -> tuple[User, str]:
 def user_register(*, username: str, password: str, display_name: str, guest: User | None = None) -> tuple[User, str]:
     """Register ``username``; a guest caller (``guest``) is upgraded in place and keeps its id and token.
 
-    Raises ``serializers.ValidationError`` (400 ``invalid``) for a taken username or a password the
-    validators refuse (AUTH_PASSWORD_VALIDATORS).
+    Raises 400 ``invalid`` for a caller already registered (``guest`` not a guest), a taken username or a
+    password the validators refuse (AUTH_PASSWORD_VALIDATORS).
     """
+    if guest is not None and not guest.is_guest:
+        raise ApiError("invalid", "Already registered; log out to register another account.", 400)
     if User.objects.filter(username__iexact=username).exclude(pk=getattr(guest, "pk", None)).exists():
         raise serializers.ValidationError({"username": ["That username is taken."]})
     user = guest if guest is not None else User(is_guest=False)
