@@ -8,7 +8,6 @@ shape. The ``handler*`` views give the shape to errors raised outside DRF.
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
-from django.core.exceptions import RequestDataTooBig
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -83,8 +82,6 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     """DRF's EXCEPTION_HANDLER: every error in the API.md shape."""
     if isinstance(exc, ApiError):
         return Response(exc.body(), status=exc.status_code)
-    if isinstance(exc, RequestDataTooBig):
-        return Response({"code": "too_large", "detail": "Request body over 64 KiB."}, status=413)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):
