@@ -7,7 +7,6 @@ rule. Invalid args raise ``ValueError`` (or ``InvalidRules`` for a bad setting) 
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from games.engine import chinchirorin as engine
@@ -132,28 +131,10 @@ def op_settle(args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _encodable(handler):
-    """``handler`` whose result is checked to be writable as JSON, so that an answer the protocol cannot
-    write (an integer beyond Python's 4300-digit str limit, from huge bets or points) is an ``error`` line
-    rather than a crash of the run."""
-
-    def checked(args: dict[str, Any]) -> dict[str, Any]:
-        result = handler(args)
-        try:
-            json.dumps(result)
-        except ValueError as exc:
-            raise ValueError(f"the result cannot be written as JSON: {exc}") from None
-        return result
-
-    checked.__name__ = handler.__name__
-    checked.__doc__ = handler.__doc__
-    return checked
-
-
 OPS = {
-    "chinchirorin.hand": _encodable(op_hand),
-    "chinchirorin.compare": _encodable(op_compare),
-    "chinchirorin.opening": _encodable(op_opening),
-    "chinchirorin.roll_order": _encodable(op_roll_order),
-    "chinchirorin.settle": _encodable(op_settle),
+    "chinchirorin.hand": op_hand,
+    "chinchirorin.compare": op_compare,
+    "chinchirorin.opening": op_opening,
+    "chinchirorin.roll_order": op_roll_order,
+    "chinchirorin.settle": op_settle,
 }

@@ -29,10 +29,12 @@ def test_bad_lines_get_errors_and_the_run_goes_on():
 
 
 def test_a_result_too_big_to_write_is_an_error_line():
-    big = 10**4299
-    line = json.dumps({"id": "big", "op": "chinchirorin.compare",
-                       "args": {"rules": {}, "bet": big, "dealer": {"hand": "pinzoro", "value": None},
-                                "player": {"hand": "arashi", "value": 4}}})
+    # 4300 nines is the longest integer json reads; the winner's 10 more points make 4301 digits, more than
+    # json writes: that line gets an error and the next line is still answered.
+    nines = "9" * 4300
+    line = ('{"id": "big", "op": "chinchirorin.settle", "args": {"rules": {}, "dealer": 0, '
+            '"points": {"0": 1000, "1": ' + nines + '}, "bets": {"1": 10}, '
+            '"hands": {"0": {"hand": "point", "value": 1}, "1": {"hand": "point", "value": 2}}}}')
     rows = _answers([line + "\n", '{"id": "next", "op": "chinchirorin.hand", "args": {"dice": [1, 1, 1]}}\n'])
-    assert rows[0]["id"] == "big" and "error" in rows[0]
-    assert rows[1]["result"] == {"hand": "pinzoro", "value": None}
+    assert rows[0]["id"] == "big" and "error" in rows[0] and "result" not in rows[0]
+    assert rows[1] == {"id": "next", "result": {"hand": "pinzoro", "value": None}}
