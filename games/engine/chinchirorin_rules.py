@@ -283,12 +283,11 @@ def opening(rules: Rules, dealer: Hand) -> str:
     """
     if rules.style != COMMON:
         raise ValueError("opening is only for the common style")
-    name, value = dealer["hand"], dealer["value"]
-    if name in (PINZORO, ARASHI, SHIGORO) or (name == POINT and value == 6):
-        return DEALER_WINS
-    if name == POINT and 2 <= value <= 5:
+    if losing_dealer_hand(dealer):
+        return DEALER_LOSES
+    if dealer["hand"] == POINT and dealer["value"] != 6:
         return PLAYERS_ROLL
-    return DEALER_LOSES
+    return DEALER_WINS
 
 
 def roll_order(rules: Rules, seats: int, dealer: int, bettors: Mapping[int, int]) -> list[int]:
