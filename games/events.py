@@ -71,12 +71,13 @@ def log_entries(rows: list[tuple[int, str | None, list[dict]]], seat: int | None
     out = []
     for seq, by, events in rows:
         for index, ev in enumerate(events):
-            if not events_for([ev], seat):
+            seen = events_for([ev], seat)
+            if not seen:
                 continue
             entry = {"seq": seq, "index": index}
             if by and by != "system":
                 entry["by"] = by
-            entry.update(events_for([ev], seat)[0])
+            entry.update(seen[0])
             out.append(entry)
     return out
 
