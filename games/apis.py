@@ -49,7 +49,7 @@ class GameActionApi(APIView):
     @extend_schema(parameters=[GAME_ID], request=ActionRequestSerializer, responses={200: GameViewSerializer},
                    operation_id="games_action")
     def post(self, request, game_id: int):
-        _get_seated(game_id, request.user)
+        # The service answers 404 not_found / 403 not_a_player before the body's shape (API.md order).
         data = request.data
         if isinstance(data, dict):
             seq = data.get("seq", _MISSING)
