@@ -32,6 +32,7 @@ from django.utils import timezone
 from config.errors import ApiError
 from config.timefmt import iso_ms
 from games import events as game_events
+from games import selectors
 from games.engine import rng as rngmod
 from games.engine.errors import IllegalAction, InvalidAction, InvalidRules, NotYourTurn
 from games.engine.registry import GAMES, get_engine
@@ -66,6 +67,14 @@ def _as_id(value) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
         return None
     return value
+
+
+def _get_game(game_id) -> Game:
+    """The game (no lock) or 404 ``not_found``."""
+    game = selectors.game_get(game_id=_as_id(game_id))
+    if game is None:
+        raise _not_found()
+    return game
 
 
 # ------------------------------------------------------------------------------------------ errors
@@ -107,6 +116,14 @@ def _lock(game_id: int) -> _Ctx:
     engine = get_engine(game.game)
     players = {p.seat: p for p in GamePlayer.objects.filter(game=game).select_related("user")}
     return _Ctx(game=game, engine=engine, state=engine.from_dict(game.state), players=players)
+
+
+def _lock_or_none(game_id: int) -> _Ctx | None:
+    """:func:`_lock`, or ``None`` for a game that does not exist."""
+    try:
+        return _lock(game_id)
+    except Game.DoesNotExist:
+        return None
 
 
 def _phase(ctx: _Ctx) -> str:
@@ -313,12 +330,7 @@ def _resolve_actor(game: Game, actor) -> tuple[str, int, Any]:
         if not GamePlayer.objects.filter(game=game, seat=seat).exists():
             raise _not_a_player()
         return by, seat, None
-    if actor is None or not getattr(actor, "is_authenticated", False):
-        raise _not_a_player()
-    gp = GamePlayer.objects.filter(game=game, user=actor, cpu=False).first()
-    if gp is None:
-        raise _not_a_player()
-    return BY_PLAYER, gp.seat, actor
+    return BY_PLAYER, _seat_of(game, actor), actor
 
 
 def _storable(text: str) -> bool:
@@ -502,17 +514,17 @@ def game_apply_action(*, game_id: int, actor, expected_seq: int, action: dict, a
     A player's applied action returns the seat (away, autoplay and timeouts reset). After commit: per-seat
     broadcasts, timers, and ``game_finished`` when the game ended.
     """
-    game_id = _as_id(game_id)
-    game = Game.objects.filter(pk=game_id).first() if game_id is not None else None
-    if game is None:
-        raise _not_found()
+    game = _get_game(game_id)
+    game_id = game.pk
     by, seat, user = _resolve_actor(game, actor)
     engine = get_engine(game.game)
     _check_shape(engine, action, expected_seq, action_id)
     if by != BY_PLAYER:
         action_id = None
     with transaction.atomic():
-        ctx = _lock(game_id)
+        ctx = _lock_or_none(game_id)
+        if ctx is None:  # deleted since it was read
+            raise _not_found()
         game = ctx.game
         if action_id is not None:
             prior = GameAction.objects.filter(game=game, user=user, action_id=action_id).first()
@@ -568,9 +580,8 @@ def _lock_if_due(game_id: int, seq: int, time_field: str, now: datetime) -> _Ctx
     """Inside an atomic block: lock the game and return it if it is playing at ``seq`` and its stored
     ``time_field`` (``deadline`` / ``bot_due_at``) has come; else ``None``. A task that came early (a
     redelivery, a clock skew) re-arms the game's timers for the real time instead."""
-    try:
-        ctx = _lock(game_id)
-    except Game.DoesNotExist:
+    ctx = _lock_or_none(game_id)
+    if ctx is None:
         return None
     game = ctx.game
     due = getattr(game, time_field)
@@ -697,10 +708,11 @@ def game_sweep(*, now: datetime | None = None) -> dict:
 
 # ----------------------------------------------------------------------------------- presence
 def _seat_of(game: Game, user) -> int:
-    gp = GamePlayer.objects.filter(game=game, user=user, cpu=False).first() if user is not None else None
-    if gp is None:
+    """``user``'s seat (a signed-in user seated as a human) or 403 ``not_a_player``."""
+    seat = selectors.game_seat_of(game=game, user=user)
+    if seat is None:
         raise _not_a_player()
-    return gp.seat
+    return seat
 
 
 def game_set_connected(*, game_id: int, seat: int, connected: bool) -> None:
@@ -711,9 +723,8 @@ def game_set_connected(*, game_id: int, seat: int, connected: bool) -> None:
     """
     now = _now()
     with transaction.atomic():
-        try:
-            ctx = _lock(game_id)
-        except Game.DoesNotExist:
+        ctx = _lock_or_none(game_id)
+        if ctx is None:
             return
         gp = ctx.players.get(seat)
         if gp is None or gp.cpu:
@@ -758,9 +769,8 @@ def game_mark_away(*, game_id: int, seat: int, since: datetime | None = None) ->
     now = _now()
     grace = timedelta(seconds=float(getattr(settings, "AWAY_GRACE_SECONDS", 10.0)))
     with transaction.atomic():
-        try:
-            ctx = _lock(game_id)
-        except Game.DoesNotExist:
+        ctx = _lock_or_none(game_id)
+        if ctx is None:
             return False
         gp = ctx.players.get(seat)
         if (gp is None or gp.cpu or gp.connected or gp.away or gp.disconnected_at is None
@@ -782,13 +792,13 @@ def game_set_autoplay(*, game_id: int, user, on: bool) -> dict:
     """Hand ``user``'s seat to the CPU (``on``) or take it back; returns the user's view. While on, the
     seat is played with the engine's default after the CPU speed delay. Errors: 404 ``not_found``, 403
     ``not_a_player``, 409 ``game_over``. Locks the game."""
-    game_id = _as_id(game_id)
-    game = Game.objects.filter(pk=game_id).first() if game_id is not None else None
-    if game is None:
-        raise _not_found()
+    game = _get_game(game_id)
+    game_id = game.pk
     seat = _seat_of(game, user)
     with transaction.atomic():
-        ctx = _lock(game_id)
+        ctx = _lock_or_none(game_id)
+        if ctx is None:  # deleted since it was read
+            raise _not_found()
         if ctx.game.status != Game.PLAYING:
             raise _game_over()
         gp = ctx.players[seat]
@@ -821,9 +831,8 @@ def game_player_returned(*, game_id: int, user) -> None:
 
 def _set_left(game_id: int, user, left: bool) -> None:
     with transaction.atomic():
-        try:
-            ctx = _lock(game_id)
-        except Game.DoesNotExist:
+        ctx = _lock_or_none(game_id)
+        if ctx is None:
             return
         gp = next((p for p in ctx.players.values() if not p.cpu and p.user_id == getattr(user, "pk", None)), None)
         if gp is None or ctx.game.status != Game.PLAYING:
@@ -847,9 +856,8 @@ def game_abort(*, game_id: int, reason: str) -> bool:
     status). Locks the game. Returns False if it was not playing."""
     now = _now()
     with transaction.atomic():
-        try:
-            ctx = _lock(game_id)
-        except Game.DoesNotExist:
+        ctx = _lock_or_none(game_id)
+        if ctx is None:
             return False
         game = ctx.game
         if game.status != Game.PLAYING:
@@ -873,9 +881,8 @@ def game_resign_stale(*, game_id: int) -> bool:
     in a window open for 24 h or more. Locks the game. Returns True if anyone resigned."""
     now = _now()
     with transaction.atomic():
-        try:
-            ctx = _lock(game_id)
-        except Game.DoesNotExist:
+        ctx = _lock_or_none(game_id)
+        if ctx is None:
             return False
         game = ctx.game
         if (game.status != Game.PLAYING or game.window_opened_at is None

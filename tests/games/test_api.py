@@ -136,3 +136,23 @@ def test_admin_lists_filters_searches_and_aborts(client, django_user_model):
     assert res.status_code == 302
     game.refresh_from_db()
     assert game.status == "aborted"
+
+
+def test_action_on_a_missing_or_deleted_game_is_404(table, monkeypatch):
+    game, ca, cb = table
+    res = cb.post(f"/api/games/{game.pk + 1000}/actions", {"type": "bet", "amount": 10, "seq": 0}, format="json")
+    assert (res.status_code, res.json()["code"]) == (404, "not_found")
+    res = cb.post("/api/games/999999999999999999999999/actions", {"type": "bet", "seq": 0}, format="json")
+    assert (res.status_code, res.json()["code"]) == (404, "not_found")
+    # Deleted between the membership check and the row lock (admin delete): 404, not a 500.
+    real = services._lock
+
+    def vanish(game_id):
+        from games.models import Game
+
+        Game.objects.filter(pk=game_id).delete()
+        return real(game_id)
+
+    monkeypatch.setattr(services, "_lock", vanish)
+    res = cb.post(f"/api/games/{game.pk}/actions", {"type": "bet", "amount": 10, "seq": 0}, format="json")
+    assert (res.status_code, res.json()["code"]) == (404, "not_found")
