@@ -272,10 +272,6 @@ def _successor(state: State) -> State:
     return s
 
 
-def _rules(state: State) -> Rules:
-    return rules_from_dict(state["rules"])
-
-
 def rules_of(state: State) -> Rules:
     """The :class:`Rules` a game is played with (cached; for the solver functions of chinchon_melds)."""
     return rules_from_dict(state["rules"])
@@ -410,7 +406,7 @@ def _closes(state: State, seat: int) -> list[dict[str, Any]]:
     """The legal closes of ``seat``'s 8 cards now (rules file "Closing"), one per face-down code."""
     return melds.close_options_unchecked(
         state["hands"][seat],
-        _rules(state),
+        rules_of(state),
         first_round_complete=_first_round_complete(state),
         taken_from_discard=state["taken_from_discard"],
     )
@@ -451,7 +447,7 @@ def default_action(state: State, seat: int) -> Action:
         return {"type": "reenter", "accept": False}
     if phase == "draw":
         return {"type": "draw", "source": "stock" if _can_draw_stock(state) else "discard"}
-    rules = _rules(state)
+    rules = rules_of(state)
     closes = _closes(state, seat)
     if closes:
         best = min(closes, key=lambda o: (o["loose_points"], _tie_key(o["card"], rules)))
@@ -533,7 +529,7 @@ def _why_illegal(state: State, seat: int, action: Action) -> str:
     if card == state["taken_from_discard"] and hand.count(card) == 1:
         return f"card {card!r} was just taken from the discard pile"
     if kind == "close":
-        if _rules(state).close_after_first_round and not _first_round_complete(state):
+        if rules_of(state).close_after_first_round and not _first_round_complete(state):
             return "nobody may close before every seat has completed one turn of this deal"
         return f"laying {card!r} face down does not qualify to close"
     return f"{action} is not allowed now"
@@ -556,7 +552,7 @@ def _start_turn(s: State, seat: int, events: list[Event]) -> None:
 def _deal(s: State, rng, events: list[Event]) -> None:
     """Deal a new hand (rules file "A hand" 2): 7 cards each to the seats still in, one at a time from the
     mano, the next card face up on the discard pile, the rest the stock. The whole pack is gathered."""
-    r = _rules(s)
+    r = rules_of(s)
     s["hand_number"] += 1
     seats = play_order(_in(s), s["mano"])
     deck = build_deck(r.deck, r.decks, r.jokers)
@@ -622,7 +618,7 @@ def _discard(s: State, seat: int, card: str, events: list[Event]) -> None:
 
 def _close(s: State, seat: int, card: str, rng, events: list[Event]) -> None:
     """rules file "Closing", "Laying off and scoring", "Elimination, re-entry, end"."""
-    r = _rules(s)
+    r = rules_of(s)
     s["hands"][seat].remove(card)
     s["face_down"] = card
     s["drawn"] = None
