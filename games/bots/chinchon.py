@@ -107,7 +107,6 @@ class _Deck:
     """Per-rules card facts: values (points), wilds, run places, the full pack as a multiset."""
 
     def __init__(self, rules: Rules):
-        self.rules = rules
         order = ranks_of(rules.deck)
         ridx = {r: i for i, r in enumerate(order)}
         self.pack = Counter(build_deck(rules.deck, rules.decks, rules.jokers))
@@ -446,12 +445,17 @@ def _unstick(view: dict, hand: list[str], options: list[str], rng, rules: Rules)
     p = _long_hand_chance(view)
     if p <= 0.0 or rng.random() >= p:
         return None
-    d = _deck(rules)
+    cands = _loose_options(_deck(rules), hand, options, rules)
+    return rng.choice(cands) if cands else None
+
+
+def _loose_options(d: _Deck, hand: list[str], options: list[str], rules: Rules) -> list[str]:
+    """The loose cards of the best arrangement of ``hand`` that may be discarded (``options``), each code
+    once: the naturals, or the wilds when no natural is loose."""
     _pts, loose = _loose(_key(hand), rules)
     cands = [c for c in dict.fromkeys(loose) if c in options]
     naturals = [c for c in cands if c not in d.wild]
-    cands = naturals or cands
-    return rng.choice(cands) if cands else None
+    return naturals or cands
 
 
 # --------------------------------------------------------------------------------------- closing
@@ -489,6 +493,10 @@ def _menos_diez_chance(kept: tuple[str, ...], live: Counter, rules: Rules) -> fl
 
 
 # --------------------------------------------------------------------------------------- policies
+TAKE = {"type": "draw", "source": "discard"}
+STOCK = {"type": "draw", "source": "stock"}
+
+
 def _pick(legal: list[dict], body: dict) -> dict:
     for a in legal:
         if a == body:
@@ -520,21 +528,16 @@ def _easy(view: dict, legal: list[dict], rng, rules: Rules) -> dict:
     hand = list(t["hand"])
     if view["phase"] == "draw":
         pile = t.get("discard_pile") or []
-        take = {"type": "draw", "source": "discard"}
-        if pile and take in legal:
+        if pile and TAKE in legal:
             top = pile[-1]
             if _melded_count(_key([*hand, top]), rules) > _melded_count(_key(hand), rules):
-                return _pick(legal, take)
-        stock = {"type": "draw", "source": "stock"}
-        return _pick(legal, stock if stock in legal else take)
+                return _pick(legal, TAKE)
+        return _pick(legal, STOCK if STOCK in legal else TAKE)
     closes = _closes(view, hand, legal, rules)
     if closes:
         return _pick(legal, {"type": "close", "card": closes[0]["card"]})
     options = _discardables(legal)
-    _pts, loose = _loose(_key(hand), rules)
-    cands = [c for c in dict.fromkeys(loose) if c in options]
-    naturals = [c for c in cands if c not in d.wild]
-    cands = naturals or cands
+    cands = _loose_options(d, hand, options, rules)
     card = rng.choice(cands) if cands else _fallback_discard(d, hand, options, rules)
     return _pick(legal, {"type": "discard", "card": card})
 
@@ -558,7 +561,6 @@ def _normal(view: dict, legal: list[dict], rng, rules: Rules) -> dict:
         forced = _forced_draw(t, legal)
         if forced is not None:
             return forced
-        take, stock = dict(TAKE), dict(STOCK)
         top = t["discard_pile"][-1]
         old = _points(_key(hand), rules)
         eight = [*hand, top]
@@ -570,8 +572,8 @@ def _normal(view: dict, legal: list[dict], rng, rules: Rules) -> dict:
         if new < old or (
             kept is not None and _points(_key(kept), rules) <= old and _pairs(d, kept) > _pairs(d, hand)
         ):
-            return _pick(legal, take)
-        return _pick(legal, stock)
+            return _pick(legal, TAKE)
+        return _pick(legal, STOCK)
     closes = _closes(view, hand, legal, rules)
     if closes:
         return _pick(legal, {"type": "close", "card": closes[0]["card"]})
@@ -579,10 +581,7 @@ def _normal(view: dict, legal: list[dict], rng, rules: Rules) -> dict:
     card = _unstick(view, hand, options, rng, rules)
     if card is not None:
         return _pick(legal, {"type": "discard", "card": card})
-    _pts, loose = _loose(_key(hand), rules)
-    cands = [c for c in dict.fromkeys(loose) if c in options]
-    naturals = [c for c in cands if c not in d.wild]
-    cands = naturals or cands
+    cands = _loose_options(d, hand, options, rules)
     if cands:
         card = min(cands, key=lambda c: _tie_key(d, c))
     else:
@@ -649,10 +648,9 @@ def _hard(view: dict, legal: list[dict], rng, rules: Rules, me: int | None, memo
         forced = _forced_draw(t, legal)
         if forced is not None:
             return forced
-        take, stock = dict(TAKE), dict(STOCK)
         top = t["discard_pile"][-1]
         if top in memory.get("mine", ()):
-            return _pick(legal, stock)  # never take back its own discard: no passing cards round for ever
+            return _pick(legal, STOCK)  # never take back its own discard: no passing cards round for ever
         kept = _key(hand)
         now = _points(kept, rules)
         after = _expected_after(kept, live, rules)
@@ -664,7 +662,7 @@ def _hard(view: dict, legal: list[dict], rng, rules: Rules, me: int | None, memo
             _quality(_key(_minus(eight, c)), live, rules) + _feed_risk(d, c, view, me, picked)
             for c in cands[:2]
         ) + HARD_PICKUP_COST
-        return _pick(legal, take if take_q < stock_q else stock)
+        return _pick(legal, TAKE if take_q < stock_q else STOCK)
     closes = _closes(view, hand, legal, rules)
     if closes:
         best = closes[0]
@@ -685,10 +683,6 @@ def _hard(view: dict, legal: list[dict], rng, rules: Rules, me: int | None, memo
         key=lambda c: (_quality(_key(_minus(hand, c)), live, rules) + risk[c], _tie_key(d, c)),
     )
     return _pick(legal, {"type": "discard", "card": card})
-
-
-TAKE = {"type": "draw", "source": "discard"}
-STOCK = {"type": "draw", "source": "stock"}
 
 
 def _forced_draw(table: dict, legal: list[dict]) -> dict | None:
