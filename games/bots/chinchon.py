@@ -640,9 +640,9 @@ def _hard(view: dict, legal: list[dict], rng, rules: Rules, me: int | None, memo
     d = _deck(rules)
     t = view["table"]
     hand = list(t["hand"])
-    picked = _picked_from_view(view, me, d.pack)
-    if picked is None:
-        picked = {s: c for s, c in (memory.get("picked") or {}).items() if me is None or s != str(me)}
+    # :func:`choose` has just folded this view into ``memory`` (:func:`observe`): its ``picked`` is the
+    # view's ``table.pickups`` read by :func:`_picked_from_view` when the view has them, else inferred
+    picked = {s: c for s, c in (memory.get("picked") or {}).items() if me is None or s != str(me)}
     live = _live(d, view, hand, picked)
     if view["phase"] == "draw":
         forced = _forced_draw(t, legal)
@@ -722,8 +722,10 @@ def choose(
         raise ValueError("no legal action to choose from")
     me = _resolve_seat(view, seat)
     mem = memory if memory is not None else {}
+    resolved = None
     if level == "hard" and view.get("table", {}).get("hand") is not None:
-        observe(view, mem, seat=me, rules=rules)
+        resolved = _resolve_rules(view, rules)
+        observe(view, mem, seat=me, rules=resolved)
     if len(legal_actions) == 1:
         return dict(legal_actions[0])
     kinds = {a["type"] for a in legal_actions}
@@ -732,7 +734,8 @@ def choose(
         return _pick(legal_actions, decline) if decline in legal_actions else dict(legal_actions[0])
     if not kinds <= {"draw", "discard", "close"} or view.get("phase") not in ("draw", "discard"):
         return dict(legal_actions[0])
-    resolved = _resolve_rules(view, rules)
+    if resolved is None:
+        resolved = _resolve_rules(view, rules)
     if level == "easy":
         return _easy(view, legal_actions, rng, resolved)
     if level == "normal":
