@@ -60,7 +60,7 @@ from games.engine.chinchirorin_rules import (  # noqa: F401  (re-exported: the e
     validate_rules,
 )
 from games.engine.errors import IllegalAction, InvalidAction, NotYourTurn
-from games.engine.types import Action, Event, State, check_fields, event, standing_places
+from games.engine.types import Action, Event, State, check_fields, copy_json, event, standing_places
 
 NAME = "chinchirorin"
 SCHEMA = 1
@@ -81,15 +81,6 @@ _FIELDS: dict[str, dict[str, type]] = {
 
 
 # ----------------------------------------------------------------------------------------- copying
-def _copy(obj: Any) -> Any:
-    """Deep copy of a JSON structure (dicts, lists, scalars)."""
-    if isinstance(obj, dict):
-        return {k: _copy(v) if isinstance(v, (dict, list)) else v for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_copy(v) if isinstance(v, (dict, list)) else v for v in obj]
-    return obj
-
-
 def _copy_rolls(rolls: dict) -> dict:
     return {k: [t and t[:] for t in v] for k, v in rolls.items()}  # a throw is a list of 3 dice or None
 
@@ -214,7 +205,7 @@ def initial_state(rules: Rules | dict, seats: int, rng) -> tuple[State, list[Eve
 
 def to_dict(state: State) -> dict:
     """The state as JSON-able data (a deep copy); ``from_dict(json.loads(json.dumps(to_dict(s)))) == s``."""
-    return _copy(state)
+    return copy_json(state)
 
 
 def from_dict(data: dict) -> State:
@@ -223,7 +214,7 @@ def from_dict(data: dict) -> State:
         raise ValueError("not a chinchirorin state")
     if data.get("schema") != SCHEMA:
         raise ValueError(f"unsupported chinchirorin state schema {data.get('schema')!r}")
-    return _copy(data)
+    return copy_json(data)
 
 
 def window(state: State) -> int:
@@ -240,7 +231,7 @@ def outcome(state: State) -> dict | None:
     """``None`` while playing, else ``{"standing": [{"seat", "place", "points"}], "reason"}`` (rules
     file, "End of the game": by points, equal points draw; resigned seats below, later resignation
     higher). ``reason``: ``rounds_complete`` | ``zero_points`` | ``resignations``."""
-    return _copy(state["result"])
+    return copy_json(state["result"])
 
 
 # ------------------------------------------------------------------------------------------ actions
@@ -607,7 +598,7 @@ def _finish(s: State, events: list[Event], reason: str) -> None:
     s["awaiting"] = []
     s["roller"] = None
     s["result"] = {"standing": standing, "reason": reason}
-    events.append(event("game_over", standing=_copy(standing), reason=reason))
+    events.append(event("game_over", standing=copy_json(standing), reason=reason))
 
 
 # --------------------------------------------------------------------------------------------- view
@@ -639,5 +630,5 @@ def view_for(state: State, seat: int | None) -> dict:
             "hands": _copy_hands(state["hands"]),
             "last_hand": _copy_last_hand(state["last_hand"]),
         },
-        "result": _copy(state["result"]),
+        "result": copy_json(state["result"]),
     }

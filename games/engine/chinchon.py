@@ -48,7 +48,7 @@ from games.engine import chinchon_melds as melds
 from games.engine.cards import build_deck, is_card_code, parse_card, sort_cards
 from games.engine.chinchon_melds import play_order
 from games.engine.errors import IllegalAction, InvalidAction, InvalidRules, NotYourTurn
-from games.engine.types import Action, Event, State, check_fields, event, standing_places
+from games.engine.types import Action, Event, State, check_fields, copy_json, event, standing_places
 
 NAME = "chinchon"
 
@@ -245,14 +245,6 @@ _FIELDS: dict[str, dict[str, type]] = {
 HAND_SIZE = 7
 
 
-def _copy(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {k: _copy(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_copy(v) for v in obj]
-    return obj
-
-
 _LIST_KEYS = (
     "awaiting", "stock", "discard", "dealt", "played", "scores", "out", "resigned", "reentries",
     "exit_hand", "resign_order", "set_aside",
@@ -329,7 +321,7 @@ def initial_state(rules: Rules | dict | None, seats: int, rng) -> tuple[State, l
 
 def to_dict(state: State) -> dict:
     """The state as JSON-able data (a deep copy): ``from_dict(json.loads(json.dumps(to_dict(s)))) == s``."""
-    return _copy(state)
+    return copy_json(state)
 
 
 def from_dict(data: dict) -> State:
@@ -340,7 +332,7 @@ def from_dict(data: dict) -> State:
         raise ValueError("not a chinchon state")
     if data.get("schema") != SCHEMA:
         raise ValueError(f"unsupported chinchon state schema {data.get('schema')!r}")
-    s = _copy(data)
+    s = copy_json(data)
     s.setdefault("pickups", [])
     s.setdefault("turns", 0)
     return s
@@ -359,7 +351,7 @@ def awaiting(state: State) -> list[int]:
 def outcome(state: State) -> dict | None:
     """``None`` while playing, else ``{"standing": [{"seat", "place", "score"}], "reason"}``; ``reason``:
     ``last_seat`` | ``chinchon`` | ``all_out`` | ``resignations`` (rules file "Elimination, re-entry, end")."""
-    return _copy(state["result"])
+    return copy_json(state["result"])
 
 
 # --------------------------------------------------------------------------------------------- actions
@@ -638,7 +630,7 @@ def _close(s: State, seat: int, card: str, rng, events: list[Event]) -> None:
     s["laid"] = scored["laid"]
     for p in in_hand:
         s["hands"][p] = list(scored["loose"][p])
-    events.append(event("reveal", **_copy(reveal)))
+    events.append(event("reveal", **copy_json(reveal)))
     for p, d in scored["deltas"].items():
         s["scores"][p] += d
     events.append(event(
@@ -757,7 +749,7 @@ def _finish(s: State, winner: int, reason: str, events: list[Event]) -> None:
     s["turn"] = None
     s["offers"] = {}
     s["result"] = {"standing": standing, "reason": reason}
-    events.append(event("game_end", standing=_copy(standing), reason=reason))
+    events.append(event("game_end", standing=copy_json(standing), reason=reason))
 
 
 # ------------------------------------------------------------------------------------------------ view
@@ -805,7 +797,7 @@ def view_for(state: State, seat: int | None) -> dict:
             "mano": state["mano"],
             "hand_number": state["hand_number"],
             "first_round_complete": _first_round_complete(state),
-            "reveal": _copy(state["reveal"]),
+            "reveal": copy_json(state["reveal"]),
         },
-        "result": _copy(state["result"]),
+        "result": copy_json(state["result"]),
     }

@@ -42,6 +42,16 @@ def events_for(events: list[Event], seat: int | None) -> list[Event]:
     return out
 
 
+def copy_json(obj: Any) -> Any:
+    """A deep copy of a JSON structure (dicts, lists, scalars): what ``to_dict``/``from_dict``/``outcome``
+    hand out, so that no caller shares a container with a state."""
+    if isinstance(obj, dict):
+        return {k: copy_json(v) if isinstance(v, (dict, list)) else v for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [copy_json(v) if isinstance(v, (dict, list)) else v for v in obj]
+    return obj
+
+
 def standing_places(ordered: list[tuple[int, Any]]) -> list[tuple[int, int]]:
     """Give places to seats already ordered best first, sharing a place where the keys are equal.
 
