@@ -261,6 +261,21 @@ def test_total_mode_traditional():
     assert _close(["6B", "7B", "8B", "9B", "1O", "2C", "3E", "12E"], TRAD48, "12E") is None
 
 
+def test_total_mode_loose_sum_may_equal_the_limit_but_not_pass_it():
+    # rules file "Closing", total: the loose cards' values add up to *at most* close_limit (here 10, the
+    # widest total limit). Traditional pip values; 12C goes face down; 1O-5O is one run.
+    rules = validate_rules({"preset": "traditional", "deck": 48, "close_limit": 10})
+    opt = _close(["1O", "2O", "3O", "4O", "5O", "4E", "6B", "12C"], rules, "12C")
+    assert (opt["kind"], opt["score"], opt["loose_points"]) == ("normal", 10, 10)  # 4E + 6B = 10
+    assert sorted(opt["loose"]) == ["4E", "6B"]
+    assert _close(["1O", "2O", "3O", "4O", "5O", "4E", "7B", "12C"], rules, "12C") is None  # 4 + 7 = 11
+    # total with close_limit 0: only all 7 melded closes (menos diez)
+    zero = validate_rules({"preset": "traditional", "deck": 48, "close_limit": 0})
+    assert _close(["1O", "2O", "3O", "4O", "5O", "4E", "6B", "12C"], zero, "12C") is None
+    opt = _close(["1O", "2O", "3O", "4O", "5O", "6O", "7O", "12C"], zero, "12C")
+    assert (opt["kind"], opt["score"]) == ("minus_ten", -10)  # seven_run minus_ten under traditional
+
+
 # ------------------------------------------------------------------------------------- lay-offs, scoring
 
 
