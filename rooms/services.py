@@ -12,8 +12,6 @@ Games are started and told about seats through :mod:`games.services` only.
 import logging
 import secrets
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -21,6 +19,7 @@ from config.errors import ApiError
 from games import services as games_services
 from games.engine.errors import InvalidRules
 from games.engine.registry import get_engine
+from games.events import group_send
 from rooms import selectors
 from rooms.chat_catalogue import EMOJI, PHRASE_IDS
 from rooms.models import CODE_ALPHABET, CODE_LENGTH, ChatMessage, Room, RoomStatus, Seat
@@ -37,18 +36,6 @@ _UNSET = object()
 
 
 # ------------------------------------------------------------------------------------------- delivery
-def group_send(group: str, message: dict) -> None:
-    """Send ``message`` to channel-layer ``group``; a layer failure is logged, never raised (the database
-    is the truth and clients resync)."""
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(group, message)
-    except Exception:  # noqa: BLE001 - delivery is best effort
-        logger.exception("group_send to %s failed", group)
-
-
 def _broadcast_room_on_commit(room_id: int) -> None:
     def send():
         room = selectors.rooms_with_seats().filter(pk=room_id).first()
