@@ -19,7 +19,6 @@ import logging
 import zlib
 from datetime import timedelta
 
-from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
@@ -27,6 +26,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from config.errors import ApiError
+from games.events import group_send
 from ranking.models import START_RATING, FriendRequest, Friendship, QueueEntry, Rating
 from ranking.selectors import GAMES, friend_ids
 
@@ -45,23 +45,10 @@ def user_group(user_id: int) -> str:
     return f"user-{user_id}"
 
 
-def channel_send(group: str, message: dict) -> None:
-    """``group_send`` through the default channel layer; a layer failure is logged, never raised (the
-    database is the truth: clients resync)."""
-    from channels.layers import get_channel_layer
-
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    try:
-        async_to_sync(layer.group_send)(group, message)
-    except Exception:  # noqa: BLE001 - live delivery is best effort
-        logger.exception("channel layer send to %s failed", group)
-
-
 def send_on_commit(group: str, message: dict) -> None:
-    """:func:`channel_send` once the current transaction commits (at once outside a transaction)."""
-    transaction.on_commit(lambda: channel_send(group, message))
+    """Send ``message`` to ``group`` once the current transaction commits (at once outside a transaction);
+    a channel-layer failure is logged, never raised (the database is the truth: clients resync)."""
+    transaction.on_commit(lambda: group_send(group, message))
 
 
 # -------------------------------------------------------------------------------------------------- friends
