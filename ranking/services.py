@@ -22,7 +22,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from config.errors import ApiError
@@ -406,11 +406,12 @@ def game_record(*, game_id: int) -> list:
         if not was_new:
             continue
         created.append(record)
-        mine = GameRecord.objects.filter(user_id=user_id)
+        counts = GameRecord.objects.filter(user_id=user_id).aggregate(
+            games=Count("id"), wins=Count("id", filter=Q(outcome="win")),
+            rated_games=Count("id", filter=Q(rated=True)), rated_wins=Count("id", filter=Q(rated=True, outcome="win")),
+        )
         ctx = achievements.SeatContext(
-            game_name=game.game, won=won, rated=user_id in rated, facts=f,
-            games=mine.count(), wins=mine.filter(outcome="win").count(),
-            rated_games=mine.filter(rated=True).count(), rated_wins=mine.filter(rated=True, outcome="win").count(),
+            game_name=game.game, won=won, rated=user_id in rated, facts=f, **counts,
             rating_after=rated[user_id].after if user_id in rated else None,
             final_points=final.get(seat) if isinstance(final.get(seat), int) else None,
             starting_points=starting if isinstance(starting, int) else None,
