@@ -715,6 +715,14 @@ def _seat_of(game: Game, user) -> int:
     return seat
 
 
+def _human_seat(ctx: _Ctx, user) -> GamePlayer | None:
+    """``user``'s human seat among the locked game's players, or ``None``."""
+    pk = getattr(user, "pk", None)
+    if pk is None:
+        return None
+    return next((p for p in ctx.players.values() if not p.cpu and p.user_id == pk), None)
+
+
 def game_set_connected(*, game_id: int, seat: int, connected: bool) -> None:
     """The rooms consumer calls this when a seat's first socket opens (``True``) or its last closes
     (``False``). Opening returns the seat at once (not away, timeouts reset); closing only records
@@ -792,13 +800,16 @@ def game_set_autoplay(*, game_id: int, user, on: bool) -> dict:
     """Hand ``user``'s seat to the CPU (``on``) or take it back; returns the user's view. While on, the
     seat is played with the engine's default after the CPU speed delay. Errors: 404 ``not_found``, 403
     ``not_a_player``, 409 ``game_over``. Locks the game."""
-    game = _get_game(game_id)
-    game_id = game.pk
-    seat = _seat_of(game, user)
+    game_id = _as_id(game_id)
     with transaction.atomic():
-        ctx = _lock_or_none(game_id)
-        if ctx is None:  # deleted since it was read
+        # Membership is read from the locked rows: no lookups before the lock to repeat under it.
+        ctx = _lock_or_none(game_id) if game_id is not None else None
+        if ctx is None:
             raise _not_found()
+        gp = _human_seat(ctx, user)
+        if gp is None:
+            raise _not_a_player()
+        seat = gp.seat
         if ctx.game.status != Game.PLAYING:
             raise _game_over()
         gp = ctx.players[seat]
@@ -834,7 +845,7 @@ def _set_left(game_id: int, user, left: bool) -> None:
         ctx = _lock_or_none(game_id)
         if ctx is None:
             return
-        gp = next((p for p in ctx.players.values() if not p.cpu and p.user_id == getattr(user, "pk", None)), None)
+        gp = _human_seat(ctx, user)
         if gp is None or ctx.game.status != Game.PLAYING:
             return
         if left:

@@ -156,3 +156,16 @@ def test_action_on_a_missing_or_deleted_game_is_404(table, monkeypatch):
     monkeypatch.setattr(services, "_lock", vanish)
     res = cb.post(f"/api/games/{game.pk}/actions", {"type": "bet", "amount": 10, "seq": 0}, format="json")
     assert (res.status_code, res.json()["code"]) == (404, "not_found")
+
+
+def test_autoplay_service_reads_membership_under_the_lock(table):
+    from config.errors import ApiError
+
+    game, ca, cb = table
+    for gid, user, code in ((game.pk + 1000, game.players.get(seat=0).user, "not_found"), ("x", None, "not_found"),
+                            (game.pk, None, "not_a_player"), (game.pk, UserFactory(), "not_a_player")):
+        with pytest.raises(ApiError) as info:
+            services.game_set_autoplay(game_id=gid, user=user, on=True)
+        assert info.value.error_code == code
+    view = services.game_set_autoplay(game_id=str(game.pk), user=game.players.get(seat=1).user, on=True)
+    assert view["you"] == 1 and view["players"][1]["cpu_playing"]
