@@ -3,13 +3,15 @@
 from django.conf import settings
 from django.db import models
 
+from games.models import Game
+
 START_RATING = 1500
 
 
 class Rating(models.Model):
     """A user's rating in one game: an integer from 1500, and how many rated games of it they played."""
 
-    GAME_CHOICES = [("chinchirorin", "Chinchirorin"), ("chinchon", "Chinchón")]
+    GAME_CHOICES = Game.GAME_CHOICES
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings")
     game = models.CharField(max_length=16, choices=GAME_CHOICES)

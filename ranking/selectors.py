@@ -6,9 +6,8 @@ from django.db.models import F, Q, QuerySet, Window
 from django.db.models.functions import Rank
 from django.utils import timezone
 
+from games.engine.registry import GAMES
 from ranking.models import START_RATING, FriendRequest, Friendship, QueueEntry, Rating
-
-GAMES = ("chinchirorin", "chinchon")
 
 
 def ratings_for_user(user) -> dict[str, dict[str, int]]:

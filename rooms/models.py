@@ -10,11 +10,13 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from games.models import Game
+
 # Six characters from an alphabet without look-alikes: no 0/O, no 1/I/L.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 6
 
-GAME_CHOICES = [("chinchirorin", "Chinchirorin"), ("chinchon", "Chinchón")]
+GAME_CHOICES = Game.GAME_CHOICES
 CPU_LEVELS = ("easy", "normal", "hard")
 CPU_SPEEDS = ("fast", "normal", "slow")
 TURN_SECONDS = (None, 30, 60)
