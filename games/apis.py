@@ -36,7 +36,7 @@ class GameDetailApi(APIView):
     @extend_schema(parameters=[GAME_ID], responses={200: GameViewSerializer}, operation_id="games_view")
     def get(self, request, game_id: int):
         game, seat = _get_seated(game_id, request.user)
-        return Response(services.game_view(game=game, seat=seat))
+        return Response(selectors.game_view(game=game, seat=seat))
 
 
 _MISSING = object()

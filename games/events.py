@@ -16,7 +16,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from games.engine.types import events_for
+from games.selectors import game_view, log_entries
 
 log = logging.getLogger(__name__)
 
@@ -64,24 +64,6 @@ def group_send_on_commit(group: str, message: dict) -> None:
     transaction.on_commit(lambda: group_send(group, message))
 
 
-def log_entries(rows: list[tuple[int, str | None, list[dict]]], seat: int | None) -> list[dict]:
-    """Log/broadcast entries ``{seq, index, by?, type, ...}`` of ``(seq, by, events)`` rows that ``seat``
-    may see (``events_for`` is the only filter). ``index`` is the event's place in its seq; ``by``
-    (player/timeout/away/cpu) is on every event of a seat's action, absent on system rows."""
-    out = []
-    for seq, by, events in rows:
-        for index, ev in enumerate(events):
-            seen = events_for([ev], seat)
-            if not seen:
-                continue
-            entry = {"seq": seq, "index": index}
-            if by and by != "system":
-                entry["by"] = by
-            entry.update(seen[0])
-            out.append(entry)
-    return out
-
-
 def broadcast_game(game, events_by_seq: dict[int, list[dict]]) -> None:
     """After commit: send every seat its current view and the events of ``events_by_seq`` (``{seq:
     events with audiences}``) it may see, one message per seat. Call after the commit only."""
@@ -89,7 +71,6 @@ def broadcast_game(game, events_by_seq: dict[int, list[dict]]) -> None:
         return
     from games.engine.registry import get_engine
     from games.models import GameAction, GamePlayer
-    from games.services import game_view
 
     players = list(GamePlayer.objects.filter(game=game).select_related("user"))
     bys = dict(GameAction.objects.filter(game=game, seq__in=list(events_by_seq)).values_list("seq", "by"))

@@ -1,6 +1,6 @@
 """Serializers of the games API: they document the shapes in the OpenAPI schema (API.md "Games").
 
-Views are built by :func:`games.services.game_view`; these serializers describe them and parse the few
+Views are built by :func:`games.selectors.game_view`; these serializers describe them and parse the few
 request fields DRF checks (``autoplay``'s ``on``, the log's ``after``). An action body is checked by the
 service (its shape is the engine's), so :class:`ActionRequestSerializer` only documents it.
 """

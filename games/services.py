@@ -30,7 +30,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from config.errors import ApiError
-from config.timefmt import iso_ms
 from games import events as game_events
 from games import selectors
 from games.engine import rng as rngmod
@@ -364,85 +363,9 @@ def _check_shape(engine, action: Any, expected_seq: Any, action_id: Any) -> None
 
 
 # ------------------------------------------------------------------------------------------ views
-def _display_name(gp: GamePlayer) -> str:
-    if gp.cpu or gp.user is None:
-        return f"CPU {gp.seat + 1}"
-    return gp.user.display_name or gp.user.username
-
-
-def fairness(game: Game) -> dict:
-    """``{commitment, seed, scheme}``: sha256(seed) hex from the start; the seed (64 hex) only once the
-    game is finished or aborted, else null."""
-    seed = bytes(game.seed)
-    return {
-        "commitment": rngmod.commitment(seed),
-        "seed": seed.hex() if game.status != Game.PLAYING else None,
-        "scheme": rngmod.SCHEME,
-    }
-
-
-def game_view(*, game: Game, user=None, seat: int | None = None, players: list[GamePlayer] | None = None,
-              state: dict | None = None) -> dict:
-    """The API.md view of ``game`` for ``seat`` (or ``user``'s seat; neither: a spectator's view, with no
-    hidden information and no actions).
-
-    ``{id, game, seq, status, phase, you, turn, awaiting, deadline, players: [{seat, display_name,
-    points|score, connected, cpu, cpu_playing, away, resigned, out, reentries}], table, legal_actions,
-    other_actions, fairness {commitment, seed, scheme}, result}``. Built from the engine's ``view_for``,
-    never from the raw state. Reads only (no lock). ``players``/``state``: already loaded rows / decoded
-    state, to save queries.
-    """
-    engine = get_engine(game.game)
-    if players is None:
-        players = list(GamePlayer.objects.filter(game=game).select_related("user"))
-    if seat is None and user is not None:
-        seat = next((p.seat for p in players if p.user_id == user.pk and not p.cpu), None)
-    if state is None:
-        state = engine.from_dict(game.state)
-    ev = engine.view_for(state, seat)
-    playing = game.status == Game.PLAYING
-    by_seat = {p.seat: p for p in players}
-    out_players = []
-    for vp in ev.get("players", []):
-        gp = by_seat.get(vp["seat"])
-        row = {"seat": vp["seat"], "display_name": _display_name(gp) if gp else f"Seat {vp['seat'] + 1}"}
-        row.update({k: v for k, v in vp.items() if k != "seat"})
-        row.update({
-            "connected": bool(gp and gp.connected),
-            "cpu": bool(gp and gp.cpu),
-            "cpu_playing": bool(gp and (gp.cpu or gp.played_for)),
-            "away": bool(gp and gp.played_for),
-        })
-        row.setdefault("resigned", False)
-        row.setdefault("out", False)
-        row.setdefault("reentries", 0)
-        out_players.append(row)
-    if game.status == Game.ABORTED:
-        result = {"standing": [], "reason": "aborted"}
-    else:
-        result = game.result if game.result is not None else ev.get("result")
-    awaiting = list(ev.get("awaiting", [])) if playing else []
-    return {
-        "id": game.pk,
-        "game": game.game,
-        "seq": game.seq,
-        "status": game.status,
-        "phase": ev.get("phase"),
-        "you": seat,
-        "turn": (ev.get("turn") if playing else None),
-        "awaiting": awaiting,
-        "deadline": iso_ms(game.deadline) if playing else None,
-        "players": out_players,
-        "table": ev.get("table", {}),
-        "legal_actions": engine.legal_actions(state, seat) if playing and seat is not None else [],
-        "other_actions": engine.other_actions(state, seat) if playing and seat is not None else [],
-        "fairness": fairness(game),
-        "result": result,
-    }
-
-
 def _ctx_view(ctx: _Ctx, seat: int | None) -> dict:
-    return game_view(game=ctx.game, seat=seat, players=list(ctx.players.values()), state=ctx.state)
+    """``seat``'s view of the locked game, from the players and state already in memory."""
+    return selectors.game_view(game=ctx.game, seat=seat, players=list(ctx.players.values()), state=ctx.state)
 
 
 # ---------------------------------------------------------------------------------------- start

@@ -30,6 +30,7 @@ from rest_framework import exceptions
 
 from config.errors import ApiError, validation_body
 from config.parsers import loads_strict
+from games import selectors as games_selectors
 from games import services as games_services
 from rooms import selectors, services
 from rooms.models import Room, Seat
@@ -65,7 +66,7 @@ def _snapshot(room_id: int, seat: int) -> tuple[dict, dict | None]:
     room_msg = {"type": "room", "room": room_data(room)}
     if room.game is None:
         return room_msg, None
-    view = games_services.game_view(game=room.game, seat=seat)
+    view = games_selectors.game_view(game=room.game, seat=seat)
     return room_msg, {"type": "game", "view": view, "events": []}
 
 

@@ -450,7 +450,7 @@ async def _until_game(comm) -> list[dict]:
 
 
 def _view_of(game_id, seat):
-    from games.services import game_view
+    from games.selectors import game_view
 
     return game_view(game=Game.objects.get(pk=game_id), seat=seat)
 

@@ -8,7 +8,7 @@ import random
 import pytest
 from django.core.management import CommandError, call_command
 
-from games import services
+from games import selectors, services
 from games.models import GameAction
 from tests.factories import UserFactory
 from tests.games.factories import GameFactory, cpu, human
@@ -30,12 +30,12 @@ def test_commitment_from_the_start_seed_only_at_the_end():
     a = UserFactory()
     game = GameFactory(seats=[human(a), cpu()], rules={"first_dealer": "roll"})
     seed = bytes(game.seed)
-    view = services.game_view(game=game, user=a)
+    view = selectors.game_view(game=game, user=a)
     assert view["fairness"] == {"commitment": hashlib.sha256(seed).hexdigest(), "seed": None,
                                 "scheme": "hmac-sha256-seq-v1"}
     assert seed.hex() not in str(view)
     _play_out(game)
-    view = services.game_view(game=game, user=a)
+    view = selectors.game_view(game=game, user=a)
     assert view["fairness"]["seed"] == seed.hex() and len(view["fairness"]["seed"]) == 64
     assert hashlib.sha256(bytes.fromhex(view["fairness"]["seed"])).hexdigest() == view["fairness"]["commitment"]
 

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from config.errors import ApiError
-from games import services
+from games import selectors, services
 from games.engine.cards import sort_cards
 from games.engine.registry import get_engine
 from games.models import Game, GameAction
@@ -40,7 +40,7 @@ def test_start_stores_seq0_row_and_view_shape():
     assert game.seq == 0 and game.status == "playing"
     row = GameAction.objects.get(game=game, seq=0)
     assert row.seat is None and row.by == "system"
-    view = services.game_view(game=game, user=b)
+    view = selectors.game_view(game=game, user=b)
     assert set(view) == {"id", "game", "seq", "status", "phase", "you", "turn", "awaiting", "deadline", "players",
                          "table", "legal_actions", "other_actions", "fairness", "result"}
     # first_dealer "seat": seat 0 deals, seat 1 bets first (rules/chinchirorin.md "The flow of a game").
@@ -266,7 +266,7 @@ def test_no_view_or_broadcast_shows_another_seats_hand_or_the_stock(name, sent, 
             break
         state = game.state
         _public_cards(game, game.seq, public)
-        views = {s: services.game_view(game=game, user=u) for s, u in enumerate(users)}
+        views = {s: selectors.game_view(game=game, user=u) for s, u in enumerate(users)}
         for s, view in views.items():
             assert view["fairness"]["seed"] is None
             leaked = set(_strings(_without_reveal(view))) & _secret_cards(state, s, public) if name == "chinchon" else set()
@@ -285,7 +285,7 @@ def test_no_view_or_broadcast_shows_another_seats_hand_or_the_stock(name, sent, 
         services.game_apply_action(game_id=game.pk, actor=users[seat], expected_seq=game.seq, action=action)
     game.refresh_from_db()
     assert game.status == "finished"
-    final = services.game_view(game=game, user=users[0])
+    final = selectors.game_view(game=game, user=users[0])
     assert final["fairness"]["seed"] == bytes(game.seed).hex()
 
 
@@ -434,7 +434,7 @@ def test_chinchon_hidden_cards_never_reach_a_seat_in_views_logs_or_socket_messag
         services.game_apply_action(game_id=game.pk, actor=users[seat], expected_seq=game.seq, action=action)
     game.refresh_from_db()
     assert game.status == "finished" and reveals and (resign is None or resigned_mid_hand)
-    final = services.game_view(game=game, seat=0)
+    final = selectors.game_view(game=game, seat=0)
     assert final["fairness"]["seed"] == bytes(game.seed).hex()
     for s, client in enumerate(clients):
         after, count = -1, 0

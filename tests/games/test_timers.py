@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from config.errors import ApiError
-from games import services
+from games import selectors, services
 from games.models import Game, GameAction, GamePlayer, SweepHeartbeat
 from tests.factories import UserFactory
 from tests.games.conftest import expire, make_due
@@ -38,7 +38,7 @@ def test_deadline_is_set_when_a_window_opens_and_does_not_move_inside_it():
     services.game_apply_action(game_id=game.pk, actor=users[2], expected_seq=1, action={"type": "bet", "amount": 10})
     game.refresh_from_db()
     assert game.deadline > deadline  # the rolling window opened: a new deadline
-    assert services.game_view(game=game, user=users[0])["deadline"].endswith("Z")
+    assert selectors.game_view(game=game, user=users[0])["deadline"].endswith("Z")
 
 
 def test_no_turn_seconds_no_deadline():
@@ -58,7 +58,7 @@ def test_timeout_with_a_stale_seq_does_nothing_with_the_current_seq_acts_once():
     assert [(r.seq, r.seat, r.by, r.action) for r in rows] == [(1, 1, "timeout", {"type": "bet", "amount": 10})]
     assert _gp(game, 1).timeouts_in_row == 1
     game.refresh_from_db()
-    view = services.game_view(game=game, user=a)
+    view = selectors.game_view(game=game, user=a)
     assert view["seq"] == 1 and view["phase"] == "rolling"
 
 
@@ -68,7 +68,7 @@ def test_default_bet_is_the_last_bet_of_an_earlier_hand():
     services.game_apply_action(game_id=game.pk, actor=b, expected_seq=0, action={"type": "bet", "amount": 50})
     for _ in range(20):
         game.refresh_from_db()
-        view = services.game_view(game=game, user=a)
+        view = selectors.game_view(game=game, user=a)
         if view["phase"] == "betting" and view["table"]["hand_number"] == 2:
             break
         expire(game)
@@ -119,18 +119,18 @@ def test_three_timeouts_in_a_row_make_the_seat_away_and_an_action_returns_it():
         services.game_handle_timeout(game_id=game.pk, seq=game.seq)
     gp = _gp(game, 1)
     assert len(_rows(game, seat=1, by="timeout")) == 3 and gp.away
-    assert services.game_view(game=game, seat=0)["players"][1]["away"] is True
+    assert selectors.game_view(game=game, seat=0)["players"][1]["away"] is True
     # Its next decisions are played for it (by "away") at the CPU delay, not at the deadline.
     for _ in range(40):
         game.refresh_from_db()
-        if 1 in services.game_view(game=game, seat=1)["awaiting"]:
+        if 1 in selectors.game_view(game=game, seat=1)["awaiting"]:
             break
         expire(game)
         services.game_handle_timeout(game_id=game.pk, seq=game.seq)
     game.refresh_from_db()
     assert game.bot_due_at is not None
     view = services.game_apply_action(game_id=game.pk, actor=b, expected_seq=game.seq,
-                                      action=services.game_view(game=game, seat=1)["legal_actions"][0])
+                                      action=selectors.game_view(game=game, seat=1)["legal_actions"][0])
     gp.refresh_from_db()
     assert not gp.away and gp.timeouts_in_row == 0 and view["players"][1]["away"] is False
 
@@ -143,7 +143,7 @@ def test_away_seat_is_played_at_the_cpu_delay_and_returns_on_its_own_action():
     assert not _gp(game, 1).away
     services.game_set_autoplay(game_id=game.pk, user=b, on=True)
     game.refresh_from_db()
-    view = services.game_view(game=game, user=a)
+    view = selectors.game_view(game=game, user=a)
     assert view["players"][1]["away"] and view["players"][1]["cpu_playing"]
     assert (game.bot_due_at - game.window_opened_at).total_seconds() == pytest.approx(3.0)
     make_due(game)
@@ -152,7 +152,7 @@ def test_away_seat_is_played_at_the_cpu_delay_and_returns_on_its_own_action():
     # Autoplay off: the seat is the player's again; nothing is due for it.
     game.refresh_from_db()
     services.game_set_autoplay(game_id=game.pk, user=b, on=False)
-    view = services.game_view(game=game, user=b)
+    view = selectors.game_view(game=game, user=b)
     assert not view["players"][1]["away"] and not view["players"][1]["cpu_playing"]
 
 
@@ -185,7 +185,7 @@ def test_seats_due_together_act_in_one_round(sent):
     assert [(r.seq, r.seat, r.by, r.action["type"]) for r in rows] == [
         (1, 1, "cpu", "bet"), (2, 2, "cpu", "bet"), (3, 3, "cpu", "bet")]
     game.refresh_from_db()
-    assert game.seq == 3 and services.game_view(game=game, seat=0)["phase"] == "rolling"
+    assert game.seq == 3 and selectors.game_view(game=game, seat=0)["phase"] == "rolling"
     seat0 = [m for g, m in sent if g == "room-TEST-seat-0"]
     assert len(seat0) == 1 and seat0[0]["type"] == "game.update"
     events = seat0[0]["payload"]["events"]
@@ -219,7 +219,7 @@ def test_a_player_who_left_and_returned_plays_again():
     services.game_player_returned(game_id=game.pk, user=a)
     game.refresh_from_db()
     assert game.bot_due_at is None
-    assert services.game_view(game=game, user=a)["legal_actions"]
+    assert selectors.game_view(game=game, user=a)["legal_actions"]
 
 
 # ------------------------------------------------------------------------------------ presence
@@ -227,7 +227,7 @@ def test_disconnect_is_away_only_after_the_grace_period(settings, sent):
     settings.AWAY_GRACE_SECONDS = 10
     a, b = UserFactory(), UserFactory()
     game = GameFactory(seats=[human(a), human(b)])
-    assert services.game_view(game=game, user=a)["players"][1]["connected"] is False  # never opened: present
+    assert selectors.game_view(game=game, user=a)["players"][1]["connected"] is False  # never opened: present
     services.game_set_connected(game_id=game.pk, seat=1, connected=True)
     services.game_set_connected(game_id=game.pk, seat=1, connected=False)
     gp = _gp(game, 1)
@@ -273,7 +273,7 @@ def test_24h_without_a_human_action_aborts_unrated():
     counts = services.game_sweep()
     game.refresh_from_db()
     assert counts["aborted"] == 1 and game.status == "aborted"
-    view = services.game_view(game=game, seat=0)
+    view = selectors.game_view(game=game, seat=0)
     assert view["result"] == {"standing": [], "reason": "aborted"}
     assert view["fairness"]["seed"] == bytes(game.seed).hex() and view["seq"] == 1
 
@@ -319,7 +319,7 @@ def test_reentry_window_closes_after_60s_without_timers_and_an_away_seat_answers
     assert game.deadline is None  # no timers: a turn has no deadline
     services.game_apply_action(game_id=game.pk, actor=users[seat], expected_seq=seq, action=action)
     game.refresh_from_db()
-    view = services.game_view(game=game, seat=offered[0])
+    view = selectors.game_view(game=game, seat=offered[0])
     assert view["phase"] == "reentry" and view["awaiting"] == offered
     assert (game.deadline - game.window_opened_at).total_seconds() == pytest.approx(60.0)
     assert game.bot_due_at is None  # away seats answer a re-entry offer only at its deadline
@@ -333,7 +333,7 @@ def test_reentry_window_closes_after_60s_without_timers_and_an_away_seat_answers
 def test_a_chinchon_turn_that_times_out_is_drawn_and_discarded_and_counts_once():
     a, b = UserFactory(), UserFactory()
     game = GameFactory(game="chinchon", seats=[human(a), human(b)], turn_seconds=30, rules={"preset": "standard"})
-    view = services.game_view(game=game, seat=0)
+    view = selectors.game_view(game=game, seat=0)
     seat = view["turn"]
     window = game.window
     expire(game)
