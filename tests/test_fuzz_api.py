@@ -27,6 +27,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from coins.models import LedgerEntry, Wallet
 from config.asgi import application
 from games.models import Game, GameAction, GamePlayer
 from ranking.models import FriendRequest, Friendship, QueueEntry, Rating
@@ -46,7 +47,7 @@ STATUS_OF = {
     "not_found": 404, "method_not_allowed": 405, "too_large": 413, "unsupported_media_type": 415,
     "stale_seq": 409, "not_your_turn": 409, "game_over": 409, "room_full": 409, "already_started": 409,
     "seats_not_filled": 409, "seat_taken": 409, "cpu_not_allowed": 409, "action_id_reused": 409,
-    "throttled": 429,
+    "throttled": 429, "insufficient_coins": 409, "daily_grant_unavailable": 409,
 }
 
 
@@ -66,7 +67,8 @@ def snapshot() -> list:
                                                 "is_active")),
         sorted(Token.objects.values_list("key", "user_id")),
     ]
-    for model in (Room, Seat, ChatMessage, Game, GamePlayer, Friendship, FriendRequest, QueueEntry, Rating):
+    for model in (Room, Seat, ChatMessage, Game, GamePlayer, Friendship, FriendRequest, QueueEntry, Rating, Wallet,
+                  LedgerEntry):
         rows = list(model.objects.order_by("pk").values())
         for row in rows:
             row.pop("last_activity", None)  # a read may not change it, but a 4xx chat post may not either
@@ -199,6 +201,7 @@ ENDPOINTS = [
     ("GET", "/api/queue"), ("POST", "/api/queue"), ("DELETE", "/api/queue"),
     ("GET", "/api/leaderboard{query}"), ("GET", "/api/users/{user}/stats"),
     ("GET", "/api/users/{user}/achievements"),
+    ("GET", "/api/me/wallet{query}"), ("POST", "/api/me/wallet/daily"),
 ]
 QUERY_KEYS = ["after", "before", "page", "page_size", "game", "scope", "user_id", "token", "format"]
 QUERY_VALUES = ["abc", "-1", "-2", "0", "1", "10", "99999999999999999999", "9223372036854775808", "1e3",

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "games",
     "rooms",
     "ranking",
+    "coins",
 ]
 
 MIDDLEWARE = [

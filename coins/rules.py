@@ -1,0 +1,14 @@
+"""The coin rules of the service (documented in README.md "Coins"). All amounts are coins.
+
+- ``START_GRANT``: every new user (guests too) starts with this many coins (ledger reason
+  ``start_grant``); registering keeps the guest's wallet (same user id).
+- ``DAILY_TOP_UP``: once per UTC day, a player holding fewer coins may claim the difference up to this
+  amount (``POST /api/me/wallet/daily``, reason ``daily_grant``), so nobody is locked out of staked games.
+- ``STAKES``: the values a room's ``stake`` setting may take (0 = no stakes, no pot).
+- The re-entry cost (Chinchón ``traditional`` re-engaging, ``wild_ace`` re-entry) is the game's stake,
+  paid into the pot.
+"""
+
+START_GRANT = 500
+DAILY_TOP_UP = 100
+STAKES = (0, 10, 25, 50, 100)

@@ -1,0 +1,118 @@
+"""Coin services: the only writers of wallets and the ledger (HackSoft style ``wallet_<verb>(*, ...)``).
+
+**Lock contract.** Every movement locks the wallet rows it touches with ``SELECT ... FOR UPDATE`` in
+user-id order (inside ``transaction.atomic``), then writes one :class:`~coins.models.LedgerEntry` per
+wallet and the new balance together, so the balance always equals the ledger's sum and never goes below
+zero (the CHECK constraints are the last line). Game hooks (:mod:`coins.game_coins`) run inside the
+game's own locked transaction: game row first, then wallets; nothing here ever locks a game, so there
+is no lock cycle.
+
+Movements that must happen once carry a ``key`` unique per wallet (see :class:`~coins.models.LedgerEntry`);
+a repeat finds the row and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+from django.db import transaction
+from django.utils import timezone
+
+from coins import rules
+from coins.models import LedgerEntry, Wallet
+from config.errors import ApiError
+
+Reason = LedgerEntry.Reason
+
+
+class InsufficientCoins(ApiError):
+    """409 ``insufficient_coins``: a wallet cannot pay. ``extra``: ``{"needed", "balance"}`` and, for
+    a game start, ``seats`` (the seats that cannot pay)."""
+
+    def __init__(self, detail: str, **extra):
+        super().__init__("insufficient_coins", detail, 409, extra=extra)
+
+
+def wallet_open(*, user_id: int) -> Wallet:
+    """The user's wallet, created with the start grant (``rules.START_GRANT`` coins, reason
+    ``start_grant``, key ``start``) when it does not exist yet. Idempotent and safe under concurrency."""
+    wallet = Wallet.objects.filter(pk=user_id).first()
+    if wallet is not None:
+        return wallet
+    with transaction.atomic():
+        wallet, created = Wallet.objects.get_or_create(pk=user_id)
+        if created:
+            wallet = Wallet.objects.select_for_update().get(pk=user_id)
+            _post(wallet, rules.START_GRANT, Reason.START_GRANT, key="start")
+    return wallet
+
+
+def lock_wallets(user_ids: Iterable[int]) -> dict[int, Wallet]:
+    """Inside an atomic block: ``{user_id: Wallet}`` locked ``FOR UPDATE`` in user-id order (wallets
+    missing are opened first, with their start grant)."""
+    ids = sorted(set(user_ids))
+    for uid in ids:
+        wallet_open(user_id=uid)
+    return {w.pk: w for w in Wallet.objects.select_for_update().filter(pk__in=ids).order_by("pk")}
+
+
+def _post(wallet: Wallet, amount: int, reason: str, *, key: str | None = None, game_id: int | None = None,
+          challenge: str = "", note: str = "", by=None) -> LedgerEntry | None:
+    """Move ``amount`` coins (negative: out) on a wallet LOCKED by the caller: one ledger row and the new
+    balance. Returns the row, or ``None`` when ``key`` was already posted on this wallet (nothing done).
+    Raises :class:`InsufficientCoins` (nothing done) when the balance would go below zero."""
+    if key is not None and LedgerEntry.objects.filter(wallet=wallet, key=key).exists():
+        return None
+    after = wallet.balance + amount
+    if after < 0:
+        raise InsufficientCoins(f"{abs(amount)} coins are needed; the wallet holds {wallet.balance}.",
+                                needed=abs(amount), balance=wallet.balance)
+    entry = LedgerEntry.objects.create(wallet=wallet, amount=amount, balance_after=after, reason=reason, key=key,
+                                       game_id=game_id, challenge=challenge, note=note, created_by=by)
+    wallet.balance = after
+    wallet.save(update_fields=["balance", "updated_at"])
+    return entry
+
+
+def wallet_move(*, user_id: int, amount: int, reason: str, key: str | None = None, game_id: int | None = None,
+                challenge: str = "", note: str = "", by=None) -> LedgerEntry | None:
+    """Lock ``user_id``'s wallet and move ``amount`` coins (see :func:`_post`): the row, or ``None`` if
+    ``key`` was already posted. Raises :class:`InsufficientCoins`."""
+    with transaction.atomic():
+        wallet = lock_wallets([user_id])[user_id]
+        return _post(wallet, amount, reason, key=key, game_id=game_id, challenge=challenge, note=note, by=by)
+
+
+def wallet_adjust(*, user_id: int, amount: int, note: str, by) -> LedgerEntry:
+    """A moderator grants (``amount`` > 0) or removes (< 0) coins with a reason (``note``, required):
+    a ledger row of reason ``adjustment`` naming ``by``. Raises ``ValueError`` for a zero amount or an
+    empty note, :class:`InsufficientCoins` when removing more than the wallet holds."""
+    note = (note or "").strip()
+    if not isinstance(amount, int) or isinstance(amount, bool) or amount == 0:
+        raise ValueError("the amount must be a non-zero integer")
+    if not note:
+        raise ValueError("a reason is required")
+    return wallet_move(user_id=user_id, amount=amount, reason=Reason.ADJUSTMENT, note=note[:200], by=by)
+
+
+def daily_key(now: datetime) -> str:
+    """The ledger key of the daily grant of ``now``'s UTC day: ``daily:YYYY-MM-DD``."""
+    return f"daily:{now.astimezone(UTC).date().isoformat()}"
+
+
+def wallet_claim_daily(*, user_id: int, now: datetime | None = None) -> LedgerEntry:
+    """The daily grant: a wallet holding fewer than ``rules.DAILY_TOP_UP`` coins is topped up to it, once
+    per UTC day (reason ``daily_grant``). Raises 409 ``daily_grant_unavailable`` when already claimed
+    today or the balance is not below the top-up (nothing done)."""
+    now = now or timezone.now()
+    key = daily_key(now)
+    with transaction.atomic():
+        wallet = lock_wallets([user_id])[user_id]
+        if LedgerEntry.objects.filter(wallet=wallet, key=key).exists():
+            raise ApiError("daily_grant_unavailable", "Today's grant was already claimed; come back tomorrow (UTC).",
+                           409)
+        if wallet.balance >= rules.DAILY_TOP_UP:
+            raise ApiError("daily_grant_unavailable",
+                           f"The daily grant tops up wallets holding fewer than {rules.DAILY_TOP_UP} coins.", 409)
+        return _post(wallet, rules.DAILY_TOP_UP - wallet.balance, Reason.DAILY_GRANT, key=key)
