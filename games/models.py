@@ -7,6 +7,7 @@ these tables (the admin's "abort" action calls the service too).
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_noop
 
 
 class Game(models.Model):
@@ -31,7 +32,7 @@ class Game(models.Model):
 
     PLAYING, FINISHED, ABORTED = "playing", "finished", "aborted"
     STATUS_CHOICES = [(PLAYING, "playing"), (FINISHED, "finished"), (ABORTED, "aborted")]
-    GAME_CHOICES = [("chinchirorin", "Chinchirorin"), ("chinchon", "Chinchón")]
+    GAME_CHOICES = [("chinchirorin", gettext_noop("Chinchirorin")), ("chinchon", gettext_noop("Chinchón"))]
     SPEED_CHOICES = [("fast", "fast"), ("normal", "normal"), ("slow", "slow")]
 
     game = models.CharField(max_length=16, choices=GAME_CHOICES)

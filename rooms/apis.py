@@ -2,18 +2,21 @@
 ``room`` shape (or chat messages). Errors are raised by the services in the API.md shape."""
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import status
+from rest_framework import permissions, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.errors import ApiError
+from config.schema import ACCEPT_LANGUAGE
 from rooms import selectors, services
+from rooms.catalogue import catalogue as games_catalogue
 from rooms.chat_catalogue import catalogue
 from rooms.serializers import (
     CatalogueSerializer,
     ChatMessageSerializer,
     ChatPostSerializer,
     CpuSeatSerializer,
+    GamesCatalogueSerializer,
     RoomCreateSerializer,
     RoomSerializer,
     RoomUpdateSerializer,
@@ -136,6 +139,20 @@ class ChatCatalogueApi(APIView):
     @extend_schema(responses={200: CatalogueSerializer}, operation_id="chat_catalogue")
     def get(self, request):
         return Response(catalogue())
+
+
+class GamesCatalogueApi(APIView):
+    """Every game's seat range, presets and rules settings (type, allowed values, default, value per
+    preset, label and description in the request's language), the turn timers, CPU levels and speeds.
+    Public: no sign-in needed."""
+
+    permission_classes = [permissions.AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(responses={200: GamesCatalogueSerializer}, operation_id="games_catalogue",
+                   auth=[], parameters=[ACCEPT_LANGUAGE])
+    def get(self, request):
+        return Response(games_catalogue())
 
 
 class MyRoomsApi(APIView):

@@ -20,6 +20,7 @@ GAME_CHOICES = Game.GAME_CHOICES
 CPU_LEVELS = ("easy", "normal", "hard")
 CPU_SPEEDS = ("fast", "normal", "slow")
 TURN_SECONDS = (None, 30, 60)
+DEFAULT_SEATS = 4  # seats of a room created without ``seats``
 
 
 class RoomStatus(models.TextChoices):

@@ -204,6 +204,95 @@ class CatalogueSerializer(serializers.Serializer):
     phrases = PhraseSerializer(many=True)
 
 
+class SeatRangeSerializer(serializers.Serializer):
+    """``{min, max}`` seat counts."""
+
+    min = serializers.IntegerField()
+    max = serializers.IntegerField()
+
+
+class GameSeatsSerializer(SeatRangeSerializer):
+    """``{min, max, default}``: the game's seat range over all presets and a new room's default."""
+
+    default = serializers.JSONField(help_text="Seats of a room created without `seats`.")
+
+
+class PresetSerializer(serializers.Serializer):
+    """A preset: ``{id, name, description, seats: {min, max}}``."""
+
+    id = serializers.CharField(help_text="The value of `rules.preset`.")
+    name = serializers.CharField()
+    description = serializers.CharField()
+    seats = SeatRangeSerializer()
+
+
+class SettingChoiceSerializer(serializers.Serializer):
+    """An allowed value of a ``choice`` setting: ``{value, label}``."""
+
+    value = serializers.JSONField(help_text="The value to send (string, integer or null).")
+    label = serializers.CharField()
+
+
+class SettingSerializer(serializers.Serializer):
+    """A rules setting: name (the key of ``rules``), type, default, value per preset, allowed values."""
+
+    name = serializers.CharField()
+    type = serializers.ChoiceField(choices=["integer", "boolean", "choice", "integer_list"])
+    default = serializers.JSONField(help_text="The value without a preset (or in a game with none).")
+    presets = serializers.DictField(child=serializers.JSONField(), help_text="{preset id: its value}; {} when "
+                                    "the game has no presets.")
+    choices = SettingChoiceSerializer(many=True, required=False, help_text="type choice only.")
+    min = serializers.IntegerField(required=False, help_text="integer: the least value; integer_list: the "
+                                   "least item.")
+    max = serializers.IntegerField(required=False, help_text="integer: the greatest value.")
+    min_items = serializers.IntegerField(required=False, help_text="integer_list only.")
+    max_items = serializers.IntegerField(required=False, help_text="integer_list only.")
+    label = serializers.CharField()
+    description = serializers.CharField()
+
+
+class GameCatalogueSerializer(serializers.Serializer):
+    """One game of the catalogue."""
+
+    id = serializers.CharField(help_text="chinchirorin | chinchon: the room's `game`.")
+    name = serializers.CharField()
+    description = serializers.CharField()
+    seats = GameSeatsSerializer()
+    presets = PresetSerializer(many=True)
+    settings = SettingSerializer(many=True)
+
+
+class TurnSecondsSerializer(serializers.Serializer):
+    """A turn timer: ``{value: null|30|60, label}``."""
+
+    value = serializers.IntegerField(allow_null=True)
+    label = serializers.CharField()
+
+
+class CpuLevelSerializer(serializers.Serializer):
+    """``{id, label}``."""
+
+    id = serializers.CharField(help_text="easy | normal | hard: a room's `cpu_level`.")
+    label = serializers.CharField()
+
+
+class CpuSpeedSerializer(serializers.Serializer):
+    """``{id, seconds, label}``: CPU seats act ``seconds`` after a decision window opens."""
+
+    id = serializers.CharField(help_text="fast | normal | slow: a room's `cpu_speed`.")
+    seconds = serializers.FloatField()
+    label = serializers.CharField()
+
+
+class GamesCatalogueSerializer(serializers.Serializer):
+    """``GET /api/games/catalogue``: ``{games, turn_seconds, cpu_levels, cpu_speeds}``."""
+
+    games = GameCatalogueSerializer(many=True)
+    turn_seconds = TurnSecondsSerializer(many=True)
+    cpu_levels = CpuLevelSerializer(many=True)
+    cpu_speeds = CpuSpeedSerializer(many=True)
+
+
 def room_data(room: Room) -> dict:
     """The ``room`` shape of ``room`` (reads its seats; prefetch them for lists)."""
     return RoomSerializer(room).data

@@ -14,6 +14,7 @@ import secrets
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from config.errors import ApiError
 from games import services as games_services
@@ -22,14 +23,13 @@ from games.engine.registry import get_engine
 from games.events import group_send
 from rooms import selectors
 from rooms.chat_catalogue import EMOJI, PHRASE_IDS
-from rooms.models import CODE_ALPHABET, CODE_LENGTH, ChatMessage, Room, RoomStatus, Seat
+from rooms.models import CODE_ALPHABET, CODE_LENGTH, DEFAULT_SEATS, ChatMessage, Room, RoomStatus, Seat
 from rooms.serializers import ChatPostSerializer, message_data, resolved_rules, room_data
 from rooms.signals import room_joined
 from rooms.throttles import chat_throttle_check
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_SEATS = 4
 RANKED_TURN_SECONDS = 60
 CHAT_TEXT_MAX = 200
 _UNSET = object()
@@ -70,7 +70,7 @@ def _check_rules(game_name: str, rules: dict, seats: int) -> None:
         engine.validate_rules(dict(rules), seats)
     except InvalidRules as exc:
         field = exc.field if exc.field in ("seats", "rules") else f"rules.{exc.field}"
-        raise _invalid(field, exc.message) from exc
+        raise _invalid(field, gettext(exc.template).format(**exc.params)) from exc
     except (TypeError, ValueError) as exc:  # a value of an unexpected JSON type
         raise _invalid("rules", "Invalid settings.") from exc
 

@@ -5,6 +5,7 @@ from django.urls import path
 from rooms import apis
 
 urlpatterns = [
+    path("games/catalogue", apis.GamesCatalogueApi.as_view(), name="games-catalogue"),
     path("rooms", apis.RoomCreateApi.as_view(), name="rooms-create"),
     path("rooms/<str:code>", apis.RoomDetailApi.as_view(), name="rooms-detail"),
     path("rooms/<str:code>/join", apis.RoomJoinApi.as_view(), name="rooms-join"),

@@ -5,6 +5,10 @@ names; :class:`GameEngine` documents them and is what the registry hands out.
 
 - ``NAME: str`` — ``"chinchirorin"`` / ``"chinchon"``.
 - ``SEAT_RANGE(settings: dict) -> tuple[int, int]`` — the seat counts the (validated) rules allow.
+- ``SETTINGS: tuple[Setting, ...]`` — every rules setting as data (:mod:`games.engine.settings`: type,
+  allowed values or range, default, value per preset, English label and description); the one source
+  ``validate_rules`` checks values against and the catalogue API lists.
+- ``PRESET_TABLE: tuple[Preset, ...]`` — the game's presets (id, texts, seat range); ``()`` for none.
 - ``validate_rules(settings: dict, seats: int | None = None) -> Rules`` — build the frozen rules
   dataclass from API settings (presets applied, defaults filled); raises ``InvalidRules(field, msg)``
   naming the setting (``"seats"`` for a seat count the rules do not allow).

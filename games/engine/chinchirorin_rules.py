@@ -16,6 +16,20 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from games.engine.errors import InvalidRules
+from games.engine.settings import (
+    BOOLEAN,
+    CHOICE,
+    INTEGER,
+    INTEGER_LIST,
+    MSG_INTEGER,
+    MSG_NOT_AN_OBJECT,
+    MSG_UNKNOWN,
+    Choice,
+    Preset,
+    Setting,
+    gettext_noop,
+    table_index,
+)
 
 PINZORO = "pinzoro"
 ARASHI = "arashi"
@@ -43,9 +57,104 @@ Hand = dict[str, Any]
 
 
 # --------------------------------------------------------------------------------------------- settings
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "style",
+        CHOICE,
+        STREAMER,
+        gettext_noop("Play style"),
+        gettext_noop(
+            "streamer: players roll in order of their bet and the dealer last, ties go to the dealer, the "
+            "dealer role moves every hand; common: the dealer rolls first and may win or lose against "
+            "everyone at once, ties are a push"
+        ),
+        choices=(Choice(STREAMER, gettext_noop("Streamer")), Choice(COMMON, gettext_noop("Common"))),
+    ),
+    Setting(
+        "pinzoro_multiplier",
+        INTEGER,
+        5,
+        gettext_noop("Pinzoro multiplier"),
+        gettext_noop("What a pinzoro (1-1-1) multiplies the bet by"),
+        min=1,
+        max=10,
+    ),
+    Setting(
+        "hifumi_multiplier",
+        INTEGER,
+        2,
+        gettext_noop("Hifumi multiplier"),
+        gettext_noop("What a losing hifumi (1-2-3) multiplies the bet by"),
+        min=1,
+        max=2,
+    ),
+    Setting(
+        "out_of_bowl",
+        BOOLEAN,
+        False,
+        gettext_noop("Out of the bowl"),
+        gettext_noop("One throw in 36 leaves the bowl: the turn ends at once and that hand loses"),
+    ),
+    Setting(
+        "first_dealer",
+        CHOICE,
+        "roll",
+        gettext_noop("First dealer"),
+        gettext_noop(
+            "How the first dealer is chosen: every seat rolls one die (highest deals), or seat 0 deals"
+        ),
+        choices=(Choice("roll", gettext_noop("Roll a die")), Choice("seat", gettext_noop("Seat 0"))),
+    ),
+    Setting(
+        "rounds",
+        INTEGER,
+        1,
+        gettext_noop("Rounds"),
+        gettext_noop("Times the dealer role goes round the table before the game ends"),
+        min=1,
+        max=3,
+    ),
+    Setting(
+        "starting_points",
+        INTEGER,
+        1000,
+        gettext_noop("Starting points"),
+        gettext_noop("Points every seat starts with (points, never money)"),
+        min=100,
+        max=100000,
+    ),
+    Setting(
+        "max_dealer_hands",
+        INTEGER,
+        3,
+        gettext_noop("Hands a dealer may deal"),
+        gettext_noop("Common style: hands in a row one dealer may deal before the role moves on"),
+        min=1,
+        max=10,
+    ),
+    Setting(
+        "bet_options",
+        INTEGER_LIST,
+        (10, 20, 50, 100),
+        gettext_noop("Bets"),
+        gettext_noop("The amounts a player may put in each hand: distinct, in ascending order"),
+        min=1,
+        min_items=1,
+        max_items=6,
+    ),
+)
+"""Every Chinchirorin setting (rules file, "Settings"), in the order :func:`validate_rules` checks them."""
+
+_SETTINGS = table_index(SETTINGS)
+
+PRESET_TABLE: tuple[Preset, ...] = ()
+"""Chinchirorin has no presets."""
+
+
 @dataclass(frozen=True)
 class Rules:
-    """The validated settings of a Chinchirorin game (rules file, "Settings"; API names).
+    """The validated settings of a Chinchirorin game (rules file, "Settings"; API names; the allowed values
+    and defaults are :data:`SETTINGS`).
 
     - ``style``: ``"streamer"`` | ``"common"`` (play style, "Play styles").
     - ``pinzoro_multiplier``: 1..10, the multiplier of pinzoro.
@@ -58,36 +167,20 @@ class Rules:
     - ``max_dealer_hands``: 1..10 hands in a row a common-style dealer may deal.
     """
 
-    style: str = STREAMER
-    pinzoro_multiplier: int = 5
-    hifumi_multiplier: int = 2
-    out_of_bowl: bool = False
-    first_dealer: str = "roll"
-    rounds: int = 1
-    starting_points: int = 1000
-    bet_options: tuple[int, ...] = (10, 20, 50, 100)
-    max_dealer_hands: int = 3
-
-
-DEFAULT_RULES = Rules()
-
-
-def _int_in(field: str, value: Any, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidRules(field, f"must be an integer {lo}..{hi}")
-    if not lo <= value <= hi:
-        raise InvalidRules(field, f"must be an integer {lo}..{hi}, got {value}")
-    return value
-
-
-def _choice(field: str, value: Any, options: tuple) -> Any:
-    if isinstance(value, bool) or value not in options or not isinstance(value, type(options[0])):
-        raise InvalidRules(field, "must be one of " + ", ".join(str(o) for o in options))
-    return value
+    style: str
+    pinzoro_multiplier: int
+    hifumi_multiplier: int
+    out_of_bowl: bool
+    first_dealer: str
+    rounds: int
+    starting_points: int
+    bet_options: tuple[int, ...]
+    max_dealer_hands: int
 
 
 def validate_rules(settings: Mapping[str, Any] | Rules | None = None, seats: int | None = None) -> Rules:
-    """Build :class:`Rules` from API settings (rules file, "Settings"), defaults filled.
+    """Build :class:`Rules` from API settings (rules file, "Settings"), defaults filled, each value checked
+    by its row of :data:`SETTINGS`.
 
     ``settings``: a dict of API names (missing names take their defaults; ``None`` means all defaults;
     a :class:`Rules` is re-checked). ``seats``: the seat count to check against :func:`SEAT_RANGE` (2..8),
@@ -102,35 +195,19 @@ def validate_rules(settings: Mapping[str, Any] | Rules | None = None, seats: int
     elif isinstance(settings, Rules):
         settings = rules_to_dict(settings)
     if not isinstance(settings, Mapping):
-        raise InvalidRules("rules", "must be an object of settings")
-    known = Rules.__dataclass_fields__
+        raise InvalidRules("rules", MSG_NOT_AN_OBJECT)
     for name in settings:
-        if name not in known:
-            raise InvalidRules(str(name), "unknown setting")
-    d = DEFAULT_RULES
-    style = _choice("style", settings.get("style", d.style), (STREAMER, COMMON))
-    pinzoro = _int_in("pinzoro_multiplier", settings.get("pinzoro_multiplier", d.pinzoro_multiplier), 1, 10)
-    hifumi = _int_in("hifumi_multiplier", settings.get("hifumi_multiplier", d.hifumi_multiplier), 1, 2)
-    oob = settings.get("out_of_bowl", d.out_of_bowl)
-    if not isinstance(oob, bool):
-        raise InvalidRules("out_of_bowl", "must be true or false")
-    first = _choice("first_dealer", settings.get("first_dealer", d.first_dealer), ("roll", "seat"))
-    rounds = _int_in("rounds", settings.get("rounds", d.rounds), 1, 3)
-    start = _int_in("starting_points", settings.get("starting_points", d.starting_points), 100, 100000)
-    max_hands = _int_in("max_dealer_hands", settings.get("max_dealer_hands", d.max_dealer_hands), 1, 10)
-    options = settings.get("bet_options", list(d.bet_options))
-    if not isinstance(options, (list, tuple)) or not 1 <= len(options) <= 6:
-        raise InvalidRules("bet_options", "must be a list of 1 to 6 positive integers")
-    for amount in options:
-        if isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
-            raise InvalidRules("bet_options", "must be a list of 1 to 6 positive integers")
-    if any(a >= b for a, b in zip(options, options[1:], strict=False)):
-        raise InvalidRules("bet_options", "must be distinct and in ascending order")
+        if name not in _SETTINGS:
+            raise InvalidRules(str(name), MSG_UNKNOWN)
+    values = {s.name: s.check(settings.get(s.name, s.default)) for s in SETTINGS}
     if seats is not None:
         lo, hi = SEAT_RANGE(settings)
         if isinstance(seats, bool) or not isinstance(seats, int) or not lo <= seats <= hi:
-            raise InvalidRules("seats", f"must be an integer {lo}..{hi}")
-    return Rules(style, pinzoro, hifumi, oob, first, rounds, start, tuple(options), max_hands)
+            raise InvalidRules("seats", MSG_INTEGER, min=lo, max=hi)
+    return Rules(**{**values, "bet_options": tuple(values["bet_options"])})
+
+
+DEFAULT_RULES = validate_rules()
 
 
 def rules_to_dict(rules: Rules) -> dict[str, Any]:

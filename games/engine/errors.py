@@ -9,13 +9,17 @@ class InvalidRules(EngineError):
     """A rules setting is unknown or out of range.
 
     ``field`` names the setting as the API names it, e.g. ``"pinzoro_multiplier"``; the API reports it as
-    ``rules.<field>`` (or ``seats`` for a seat count the game does not allow).
+    ``rules.<field>`` (or ``seats`` for a seat count the game does not allow). ``template`` is the English
+    message with ``{name}`` fields (a translation message id), ``params`` its values and ``message`` the
+    two put together.
     """
 
-    def __init__(self, field: str, message: str):
-        super().__init__(f"{field}: {message}")
+    def __init__(self, field: str, template: str, **params):
         self.field = field
-        self.message = message
+        self.template = template
+        self.params = params
+        self.message = template.format(**params) if params else template
+        super().__init__(f"{field}: {self.message}")
 
 
 class InvalidAction(EngineError):
