@@ -1,35 +1,159 @@
-"""Admin for users: search, filters, the guest flag, muting and banning."""
+"""Admin for users, sanctions and IP blocks. Sanctions and blocks are made and lifted only through the
+services of ``accounts.sanctions`` (so every one has its record and its effects at once); their rows are
+read-only here and never deleted."""
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.core.exceptions import ValidationError
+from django.utils import timezone
 
-from accounts.models import User
+from accounts import sanctions
+from accounts.models import IpBlock, Sanction, User
+
+
+class SanctionInline(admin.TabularInline):
+    """A user's sanctions, newest first (read-only: add one from Sanctions)."""
+
+    model = Sanction
+    fk_name = "user"
+    extra = 0
+    can_delete = False
+    fields = readonly_fields = ["kind", "reason", "until", "created_by", "created_at", "lifted_at", "lifted_by",
+                                "lift_reason"]
+
+    def has_add_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
-    """Users with their display name, guest flag and moderation switches (mute; ban = inactive)."""
+    """Users with their display name, guest flag and standing (sanction them from Sanctions)."""
 
-    list_display = ["id", "username", "display_name", "is_guest", "is_muted", "is_active", "is_staff", "date_joined"]
-    list_filter = ["is_guest", "is_muted", "is_active", "is_staff", "is_superuser"]
+    list_display = ["id", "username", "display_name", "is_guest", "banned_at", "suspended_until", "muted_until",
+                    "is_staff", "date_joined"]
+    list_filter = ["is_guest", "is_active", "is_staff", "is_superuser"]
     search_fields = ["username", "display_name", "email"]
     ordering = ["-date_joined"]
-    fieldsets = BaseUserAdmin.fieldsets + (("Player", {"fields": ("display_name", "is_guest", "is_muted")}),)
+    readonly_fields = ["banned_at", "suspended_until", "muted_until"]
+    fieldsets = BaseUserAdmin.fieldsets + (
+        ("Player", {"fields": ("display_name", "is_guest")}),
+        ("Standing", {"fields": ("banned_at", "suspended_until", "muted_until")}),
+    )
     add_fieldsets = BaseUserAdmin.add_fieldsets + (("Player", {"fields": ("display_name",)}),)
-    actions = ["mute", "unmute", "ban", "unban"]
+    inlines = [SanctionInline]
 
-    @admin.action(description="Mute selected users (no chat)")
-    def mute(self, request, queryset):
-        queryset.update(is_muted=True)
 
-    @admin.action(description="Unmute selected users")
-    def unmute(self, request, queryset):
-        queryset.update(is_muted=False)
+class SanctionForm(forms.ModelForm):
+    """A new sanction: user, kind, reason and (mute, suspend) an end time in the future."""
 
-    @admin.action(description="Ban selected users (deactivate)")
-    def ban(self, request, queryset):
-        queryset.update(is_active=False)
+    class Meta:
+        model = Sanction
+        fields = ["user", "kind", "reason", "until"]
 
-    @admin.action(description="Unban selected users")
-    def unban(self, request, queryset):
-        queryset.update(is_active=True)
+    def clean(self):
+        data = super().clean()
+        kind, until = data.get("kind"), data.get("until")
+        if kind == Sanction.BAN and until is not None:
+            self.add_error("until", "A ban is for good: leave the end time empty (suspend for a period).")
+        elif kind in (Sanction.MUTE, Sanction.SUSPEND) and (until is None or until <= timezone.now()):
+            self.add_error("until", "Give an end time in the future.")
+        return data
+
+
+class _RecordAdmin(admin.ModelAdmin):
+    """A record made by a service (``save_model`` of a new row) and then read-only, never deleted;
+    ``record_fields``: the fields shown read-only once it exists."""
+
+    record_fields: list[str] = []
+
+    def get_readonly_fields(self, request, obj=None):
+        return ["created_by", "created_at"] if obj is None else self.record_fields
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+def _lift_service(kind: str):
+    return {Sanction.MUTE: sanctions.user_mute_lift, Sanction.SUSPEND: sanctions.user_suspend_lift,
+            Sanction.BAN: sanctions.user_ban_lift}[kind]
+
+
+@admin.register(Sanction)
+class SanctionAdmin(_RecordAdmin):
+    """Mute, suspend or ban through the services (their effects at once), and lift them."""
+
+    form = SanctionForm
+    list_display = ["id", "user", "kind", "reason", "until", "created_by", "created_at", "lifted_at"]
+    list_filter = ["kind", ("lifted_at", admin.EmptyFieldListFilter)]
+    search_fields = ["user__username", "user__display_name", "reason"]
+    raw_id_fields = ["user"]
+    actions = ["lift"]
+    record_fields = ["user", "kind", "reason", "until", "created_by", "created_at", "lifted_at", "lifted_by",
+                     "lift_reason"]
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return
+        data = form.cleaned_data
+        kwargs = {"user": data["user"], "by": request.user, "reason": data["reason"]}
+        if data["kind"] == Sanction.BAN:
+            made = sanctions.user_ban(**kwargs)
+        else:
+            service = sanctions.user_mute if data["kind"] == Sanction.MUTE else sanctions.user_suspend
+            made = service(until=data["until"], **kwargs)
+        obj.pk, obj.created_by, obj.created_at = made.pk, made.created_by, made.created_at
+
+    @admin.action(description="Lift the selected sanctions (and any of the same kind in force for that user)")
+    def lift(self, request, queryset):
+        lifted = 0
+        for sanction in queryset.select_related("user"):
+            if sanction.in_force():
+                lifted += _lift_service(sanction.kind)(user=sanction.user, by=request.user,
+                                                       reason="Lifted from the admin.")
+        self.message_user(request, f"{lifted} sanction(s) lifted.", messages.SUCCESS)
+
+
+class IpBlockForm(forms.ModelForm):
+    """A new block: an address or CIDR network, a reason, an optional end time."""
+
+    class Meta:
+        model = IpBlock
+        fields = ["network", "reason", "until"]
+
+    def clean_network(self):
+        try:
+            return sanctions.clean_network(self.cleaned_data["network"])
+        except ValidationError as exc:
+            raise ValidationError(exc.message_dict["network"]) from exc
+
+    def clean_until(self):
+        until = self.cleaned_data.get("until")
+        if until is not None and until <= timezone.now():
+            raise ValidationError("Give an end time in the future, or none.")
+        return until
+
+
+@admin.register(IpBlock)
+class IpBlockAdmin(_RecordAdmin):
+    """Block an address or network from creating guests and accounts; lift blocks."""
+
+    form = IpBlockForm
+    list_display = ["id", "network", "reason", "until", "created_by", "created_at", "lifted_at"]
+    list_filter = [("lifted_at", admin.EmptyFieldListFilter)]
+    search_fields = ["network", "reason"]
+    actions = ["lift"]
+    record_fields = ["network", "reason", "until", "created_by", "created_at", "lifted_at", "lifted_by"]
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return
+        data = form.cleaned_data
+        made = sanctions.ip_block(network=data["network"], by=request.user, reason=data["reason"],
+                                  until=data.get("until"))
+        obj.pk, obj.created_by, obj.created_at = made.pk, made.created_by, made.created_at
+
+    @admin.action(description="Lift the selected blocks")
+    def lift(self, request, queryset):
+        lifted = sum(sanctions.ip_block_lift(block=block, by=request.user) for block in queryset)
+        self.message_user(request, f"{lifted} block(s) lifted.", messages.SUCCESS)

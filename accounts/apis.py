@@ -2,11 +2,12 @@
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, status
-from rest_framework.authentication import TokenAuthentication
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts import services
+from accounts.authentication import StandingTokenAuthentication
 from accounts.serializers import (
     AuthAnswerSerializer,
     GuestSerializer,
@@ -16,6 +17,11 @@ from accounts.serializers import (
     UserSerializer,
 )
 from accounts.throttles import GuestCreateThrottle, LoginThrottle, RegisterThrottle
+
+
+def client_address(request) -> str | None:
+    """The client's IP address: the peer's, or the one the trusted proxies (``NUM_PROXIES``) forwarded."""
+    return BaseThrottle().get_ident(request)
 
 
 def _answer(user, token: str, code: int) -> Response:
@@ -33,7 +39,7 @@ class GuestApi(APIView):
     def post(self, request):
         ser = GuestSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        user, token = services.user_create_guest(**ser.validated_data)
+        user, token = services.user_create_guest(address=client_address(request), **ser.validated_data)
         return _answer(user, token, status.HTTP_201_CREATED)
 
 
@@ -41,7 +47,7 @@ class RegisterApi(APIView):
     """Register an account; sent with a guest's token, the guest is upgraded and keeps its id."""
 
     permission_classes = [permissions.AllowAny]
-    authentication_classes = [TokenAuthentication]
+    authentication_classes = [StandingTokenAuthentication]
     throttle_classes = [RegisterThrottle]
 
     @extend_schema(request=RegisterSerializer, responses={201: AuthAnswerSerializer}, operation_id="auth_register")
@@ -49,7 +55,7 @@ class RegisterApi(APIView):
         ser = RegisterSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         caller = request.user if request.user.is_authenticated else None
-        user, token = services.user_register(guest=caller, **ser.validated_data)
+        user, token = services.user_register(guest=caller, address=client_address(request), **ser.validated_data)
         return _answer(user, token, status.HTTP_201_CREATED)
 
 

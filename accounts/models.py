@@ -1,7 +1,10 @@
-"""The custom User model (from the first migration)."""
+"""The custom User model (from the first migration) and the sanctions record (``Sanction``, ``IpBlock``)."""
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.db.models.functions import Lower
+from django.utils import timezone
 
 DISPLAY_NAME_MAX = 32
 
@@ -10,16 +13,101 @@ class User(AbstractUser):
     """A player. A guest (``is_guest``) has only a display name and a token; registering upgrades it in
     place (same id), so its games stay its own.
 
-    ``display_name``: shown at the table, 1–32 characters. ``is_muted``: may not chat (set by admins).
-    Banning is Django's ``is_active = False``: a banned user's token stops working.
+    ``display_name``: shown at the table, 1–32 grapheme clusters (``config.textpolicy``).
+
+    Standing, denormalised from the sanctions (``accounts.sanctions``) so checking it costs no query on the
+    request path: ``banned_at`` (banned for good since; also ``is_active = False``), ``suspended_until``
+    (suspended until then; over once the time has passed), ``muted_until`` (no chat until then). Only the
+    services of ``accounts.sanctions`` write these fields.
     """
 
-    display_name = models.CharField(max_length=DISPLAY_NAME_MAX)
+    display_name = models.CharField(max_length=DISPLAY_NAME_MAX * 4)
     is_guest = models.BooleanField(default=False, db_index=True)
-    is_muted = models.BooleanField(default=False, help_text="Muted users cannot send chat messages.")
+    banned_at = models.DateTimeField(null=True, blank=True, editable=False,
+                                     help_text="Banned for good since (accounts.sanctions.user_ban).")
+    suspended_until = models.DateTimeField(null=True, blank=True, editable=False,
+                                           help_text="Suspended until (accounts.sanctions.user_suspend).")
+    muted_until = models.DateTimeField(null=True, blank=True, editable=False,
+                                       help_text="No chat until (accounts.sanctions.user_mute).")
 
     class Meta:
         ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(Lower("username"), name="accounts_user_username_ci_unique",
+                                    violation_error_message="That username is taken."),
+        ]
 
     def __str__(self) -> str:
         return f"{self.display_name} ({self.username})"
+
+
+class InForceQuerySet(models.QuerySet):
+    """Rows with ``until`` and ``lifted_at``: sanctions and IP blocks."""
+
+    def in_force(self, now=None):
+        """Rows not lifted whose end time (if any) is still ahead."""
+        now = now or timezone.now()
+        return self.filter(lifted_at__isnull=True).filter(models.Q(until__isnull=True) | models.Q(until__gt=now))
+
+
+class InForceMixin:
+    """``in_force()`` of one row with ``until`` and ``lifted_at``."""
+
+    def in_force(self, now=None) -> bool:
+        """Not lifted and not past its end time."""
+        now = now or timezone.now()
+        return self.lifted_at is None and (self.until is None or self.until > now)
+
+
+class Sanction(InForceMixin, models.Model):
+    """One sanction and its record: who (``created_by``), when (``created_at``), what (``kind``), why
+    (``reason``), until when (``until``; ``None`` for a ban, which is for good); and, once lifted early,
+    ``lifted_at``/``lifted_by``/``lift_reason``. A mute or suspension whose ``until`` has passed is over
+    without any write (``in_force`` reads the time). Rows are written only by ``accounts.sanctions``."""
+
+    MUTE, SUSPEND, BAN = "mute", "suspend", "ban"
+    KIND_CHOICES = [(MUTE, "Mute (no chat)"), (SUSPEND, "Suspend (for a period)"), (BAN, "Ban (for good)")]
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sanctions")
+    kind = models.CharField(max_length=8, choices=KIND_CHOICES)
+    reason = models.CharField(max_length=500)
+    until = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="sanctions_given")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="sanctions_lifted")
+    lift_reason = models.CharField(max_length=500, blank=True, default="")
+
+    objects = InForceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["user", "kind", "lifted_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} of user {self.user_id}"
+
+
+class IpBlock(InForceMixin, models.Model):
+    """An address or network (CIDR, IPv4 or IPv6, stored normalised: ``"203.0.113.0/24"``) from which no
+    guest may be created and no account registered, until ``until`` (``None``: until lifted)."""
+
+    network = models.CharField(max_length=64, help_text="An address or a CIDR network, e.g. 203.0.113.0/24.")
+    reason = models.CharField(max_length=500)
+    until = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="ip_blocks_given")
+    created_at = models.DateTimeField(default=timezone.now)
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="ip_blocks_lifted")
+
+    objects = InForceQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return self.network

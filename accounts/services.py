@@ -1,7 +1,9 @@
 """Account services: guest creation, registration (a guest upgrades in place), login, logout.
 
 Each returns the user and its token key; errors are :class:`config.errors.ApiError` or DRF validation
-errors in the API.md shape.
+errors in the API.md shape. Registration is race-safe on PostgreSQL: the username is unique regardless
+of case by a database constraint (``accounts_user_username_ci_unique``), a guest's row is locked for its
+upgrade, and an ``IntegrityError`` from a concurrent request answers the same 400 as the sequential case.
 """
 
 import secrets
@@ -9,12 +11,15 @@ import secrets
 from django.contrib.auth import authenticate
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from rest_framework import serializers
 from rest_framework.authtoken.models import Token
 
 from accounts.models import User
+from accounts.sanctions import CLOSE_SIGNED_OUT, ip_check, user_check_standing, user_sockets_close_on_commit
 from config.errors import ApiError
+
+USERNAME_TAKEN = "That username is taken."
 
 
 def _token_for(user: User) -> str:
@@ -23,25 +28,39 @@ def _token_for(user: User) -> str:
 
 
 @transaction.atomic
-def user_create_guest(*, display_name: str) -> tuple[User, str]:
-    """Create a guest: a generated ``guest-…`` username, no usable password. Returns (user, token key)."""
+def user_create_guest(*, display_name: str, address: str | None = None) -> tuple[User, str]:
+    """Create a guest: a generated ``guest-…`` username, no usable password. Returns (user, token key).
+
+    ``address``: the client's IP; raises 403 ``address_blocked`` when it lies in an IP block in force."""
+    ip_check(address)
     user = User(username=f"guest-{secrets.token_hex(6)}", display_name=display_name, is_guest=True)
     user.set_unusable_password()
     user.save()
     return user, _token_for(user)
 
 
+def _taken() -> serializers.ValidationError:
+    return serializers.ValidationError({"username": [USERNAME_TAKEN]})
+
+
 @transaction.atomic
-def user_register(*, username: str, password: str, display_name: str, guest: User | None = None) -> tuple[User, str]:
+def user_register(*, username: str, password: str, display_name: str, guest: User | None = None,
+                  address: str | None = None) -> tuple[User, str]:
     """Register ``username``; a guest caller (``guest``) is upgraded in place and keeps its id and token.
 
-    Raises 400 ``invalid`` for a caller already registered (``guest`` not a guest), a taken username or a
-    password the validators refuse (AUTH_PASSWORD_VALIDATORS).
+    The guest's row is locked (``select_for_update``) for the upgrade, so one guest registering twice at
+    once gets one account and one 400. Raises 403 ``address_blocked`` (``address`` in an IP block), 400
+    ``invalid`` for a caller already registered, a username taken in any case (``Case123`` vs
+    ``case123``; also when a concurrent request took it first: the constraint's ``IntegrityError`` is that
+    same 400) or a password the validators refuse (AUTH_PASSWORD_VALIDATORS).
     """
-    if guest is not None and not guest.is_guest:
-        raise ApiError("invalid", "Already registered; log out to register another account.", 400)
+    ip_check(address)
+    if guest is not None:
+        guest = User.objects.select_for_update().filter(pk=guest.pk).first()
+        if guest is None or not guest.is_guest:
+            raise ApiError("invalid", "Already registered; log out to register another account.", 400)
     if User.objects.filter(username__iexact=username).exclude(pk=getattr(guest, "pk", None)).exists():
-        raise serializers.ValidationError({"username": ["That username is taken."]})
+        raise _taken()
     user = guest if guest is not None else User(is_guest=False)
     user.username = username
     user.display_name = display_name
@@ -51,19 +70,31 @@ def user_register(*, username: str, password: str, display_name: str, guest: Use
         raise serializers.ValidationError({"password": list(exc.messages)}) from exc
     user.set_password(password)
     user.is_guest = False
-    user.save()
+    try:
+        with transaction.atomic():
+            user.save()
+    except IntegrityError as exc:  # a concurrent registration took the username first
+        raise _taken() from exc
     return user, _token_for(user)
 
 
 def user_login(*, username: str, password: str, request=None) -> tuple[User, str]:
-    """Check the credentials; returns (user, token key). Raises 400 ``invalid`` on bad credentials."""
+    """Check the credentials; returns (user, token key). Raises 400 ``invalid`` on bad credentials, 403
+    ``banned`` / ``suspended`` (with ``until``) for the right credentials of a sanctioned user."""
     user = authenticate(request, username=username, password=password)
     if user is None:
+        inactive = User.objects.filter(username=username, is_active=False).first()
+        if inactive is not None and inactive.check_password(password):
+            user_check_standing(inactive)
         raise ApiError("invalid", "Wrong username or password.", 400,
                        fields={"non_field_errors": ["Wrong username or password."]})
+    user_check_standing(user)
     return user, _token_for(user)
 
 
+@transaction.atomic
 def user_logout(*, user: User) -> None:
-    """Revoke the user's token: every client using it must sign in again."""
+    """Revoke the user's token: every client using it must sign in again, and every open socket of the
+    user is closed with 4401 (group ``user-<id>``) once this commits."""
     Token.objects.filter(user=user).delete()
+    user_sockets_close_on_commit(user.pk, CLOSE_SIGNED_OUT, None)

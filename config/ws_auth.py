@@ -2,8 +2,10 @@
 
 A token-authenticated socket is accepted with or without an Origin header (phone apps send none); a
 cookie-authenticated socket must come from an allowed origin (ALLOWED_HOSTS / CSRF_TRUSTED_ORIGINS),
-against cross-site WebSocket hijacking. The scope gets ``user`` and ``auth`` (``"token"``, ``"session"``
-or ``None``).
+against cross-site WebSocket hijacking. The scope gets ``user``, ``auth`` (``"token"``, ``"session"``
+or ``None``) and, for a token socket, ``token_key``: the consumer checks on every message that the token
+still exists (not revoked by logout) and that the user's standing allows play (banned and suspended users
+are authenticated here, and refused by the consumer with their own close code).
 """
 
 from urllib.parse import parse_qs, urlparse
@@ -17,7 +19,7 @@ from django.contrib.auth.models import AnonymousUser
 
 @database_sync_to_async
 def user_for_token(key: str):
-    """The active user owning token ``key``, or ``AnonymousUser``."""
+    """The user owning token ``key`` (whatever their standing), or ``AnonymousUser``."""
     from rest_framework.authtoken.models import Token
 
     if "\x00" in key or len(key) > 64:  # PostgreSQL refuses NUL in text: no such token either way
@@ -26,7 +28,7 @@ def user_for_token(key: str):
         token = Token.objects.select_related("user").get(key=key)
     except (Token.DoesNotExist, ValueError):
         return AnonymousUser()
-    return token.user if token.user.is_active else AnonymousUser()
+    return token.user
 
 
 def allowed_origins() -> list[str]:
@@ -48,7 +50,8 @@ class TokenAuthMiddleware:
         key = (query.get("token") or [None])[0]
         if key:
             user = await user_for_token(key)
-            scope = dict(scope, user=user, auth="token" if user.is_authenticated else None)
+            auth = "token" if user.is_authenticated else None
+            scope = dict(scope, user=user, auth=auth, token_key=key if auth else None)
             return await self.inner(scope, receive, send)
         return await self.session_app(scope, receive, send)
 

@@ -25,6 +25,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from accounts.sanctions import user_group
 from config.errors import ApiError
 from games.events import group_send
 from ranking.models import START_RATING, FriendRequest, Friendship, QueueEntry, Rating
@@ -40,11 +41,6 @@ QUEUE_TURN_SECONDS = 60
 
 
 # ------------------------------------------------------------------------------------------- live delivery
-def user_group(user_id: int) -> str:
-    """The channel-layer group of one user's sockets: ``user-<id>`` (the rooms consumer joins it)."""
-    return f"user-{user_id}"
-
-
 def send_on_commit(group: str, message: dict) -> None:
     """Send ``message`` to ``group`` once the current transaction commits (at once outside a transaction);
     a channel-layer failure is logged, never raised (the database is the truth: clients resync)."""

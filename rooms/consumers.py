@@ -1,9 +1,16 @@
 """The room socket ``/ws/rooms/{code}/`` (API.md "WebSocket").
 
 Only players seated in the room are accepted: the socket is accepted and then closed with **4401** when
-it is not authenticated (no or bad token, no session) and **4403** when the user holds no seat in the
-room (or the room is unknown or closed); a cookie socket from a bad origin is refused before that by
-``config.ws_auth``. On connect it joins the groups ``room-<code>`` (room, chat, presence) and
+it is not authenticated (no or bad token, no session), **4409** when the user is banned, **4410** when
+suspended, and **4403** when the user holds no seat in the room (or the room is unknown or closed); a
+cookie socket from a bad origin is refused before that by ``config.ws_auth``.
+
+Every ``action`` and ``chat`` re-reads the user's standing first (one query: the token with its user, or
+the session and the user): a revoked token or ended session closes the socket with **4401**, a ban with
+**4409**, a suspension with **4410**, after an ``error`` message naming why (``authentication_failed``,
+``banned``, ``suspended`` with ``until``); the action is not applied. A ban, suspension or logout also
+closes every open socket of the user at once: ``user.revoked`` to the group ``user-<id>``
+(``accounts.sanctions``). On connect it joins the groups ``room-<code>`` (room, chat, presence) and
 ``room-<code>-seat-<n>`` (that seat's game views) and sends ``room``, then ``game`` (view, no events) if the
 room has a game. A socket silent for ``WS_IDLE_SECONDS`` (60) is closed with **4408**.
 
@@ -16,18 +23,22 @@ Group messages handled (``payload`` is sent as it is): ``game.update`` (a seat's
 view older than the last one this socket sent is dropped, so each socket sees seq in order, and so is
 the very view it already has, as when the connect snapshot and a presence broadcast cross),
 ``room.update``, ``room.chat``, ``room.presence``, ``room.achievement``; and, to the group ``user-<id>``
-the socket also joins, ``queue.matched`` (the ranked queue found a room).
+the socket also joins, ``queue.matched`` (the ranked queue found a room) and ``user.revoked``
+(``{close_code, code?, detail?, until?}``: send the error, if any, and close with ``close_code``).
 """
 
 import asyncio
 import logging
 import time
+from importlib import import_module
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from rest_framework import exceptions
+from rest_framework.authtoken.models import Token
 
+from accounts.sanctions import CLOSE_CODES, CLOSE_SIGNED_OUT, user_group, user_standing
 from config.errors import ApiError, validation_body
 from config.parsers import loads_strict
 from games import selectors as games_selectors
@@ -38,9 +49,44 @@ from rooms.serializers import room_data
 
 logger = logging.getLogger(__name__)
 
-CLOSE_UNAUTHENTICATED = 4401
+CLOSE_UNAUTHENTICATED = CLOSE_SIGNED_OUT
 CLOSE_NOT_A_PLAYER = 4403
 CLOSE_IDLE = 4408
+SIGNED_OUT = {"code": "authentication_failed", "detail": "Signed out (the token was revoked); sign in again."}
+
+
+class SocketRevoked(Exception):
+    """The socket's user may no longer act: close with ``close_code`` after sending ``body`` as an error."""
+
+    def __init__(self, close_code: int, body: dict):
+        super().__init__(body.get("detail"))
+        self.close_code = close_code
+        self.body = body
+
+
+def _session_alive(session_key: str | None) -> bool:
+    if not session_key:
+        return False
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    return store().exists(session_key)
+
+
+def _current_user(user_id: int, token_key: str | None, session_key: str | None):
+    """The socket's user as it is now, read fresh; raises :class:`SocketRevoked` when the token was
+    revoked (or the session ended), or the user is banned or suspended. One query for a token socket."""
+    from accounts.models import User
+
+    if token_key is not None:
+        token = Token.objects.select_related("user").filter(key=token_key).first()
+        user = token.user if token is not None and token.user_id == user_id else None
+    else:
+        user = User.objects.filter(pk=user_id).first() if _session_alive(session_key) else None
+    if user is None:
+        raise SocketRevoked(CLOSE_SIGNED_OUT, SIGNED_OUT)
+    refusal = user_standing(user)
+    if refusal is not None:
+        raise SocketRevoked(CLOSE_CODES[refusal["code"]], refusal)
+    return user
 
 
 def error_body(exc: Exception) -> dict:
@@ -80,8 +126,10 @@ def _seated(code: str, user) -> tuple[int, str, int] | None:
     return None if seat is None else (room.pk, room.code, seat)
 
 
-def _apply(room_id: int, user, action, action_id) -> None:
-    """Apply a socket action through the one write path."""
+def _apply(room_id: int, creds: tuple, action, action_id) -> None:
+    """Apply a socket action through the one write path, for the user of ``creds`` (see
+    :func:`_current_user`) as the user is now."""
+    user = _current_user(*creds)
     if not isinstance(action, dict):
         raise ApiError("invalid_action", "action must be an object {type, seq, ...}.", 400)
     game_id = Room.objects.filter(pk=room_id).values_list("game_id", flat=True).first()
@@ -93,10 +141,8 @@ def _apply(room_id: int, user, action, action_id) -> None:
                                      action_id=action_id)
 
 
-def _chat(code: str, user_id: int, data: dict) -> None:
-    from accounts.models import User
-
-    user = User.objects.get(pk=user_id)  # fresh: muted/banned may have changed since the socket opened
+def _chat(code: str, creds: tuple, data: dict) -> None:
+    user = _current_user(*creds)  # fresh: muted/banned may have changed since the socket opened
     services.chat_post(code=code, user=user, data=data)
 
 
@@ -106,6 +152,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     room_id: int | None = None
     seat: int | None = None
     counted = False
+    revoked = False
 
     async def connect(self):
         self.user = self.scope.get("user")
@@ -117,6 +164,14 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
+        refusal = user_standing(self.user)
+        if refusal is not None:
+            await self.send_json({"type": "error", **refusal})
+            await self.close(code=CLOSE_CODES[refusal["code"]])
+            return
+        session = self.scope.get("session")
+        self.creds = (self.user.pk, self.scope.get("token_key"),
+                      getattr(session, "session_key", None) if self.scope.get("auth") == "session" else None)
         found = await database_sync_to_async(_seated)(self.scope["url_route"]["kwargs"]["code"], self.user)
         if found is None:
             await self.close(code=CLOSE_NOT_A_PLAYER)
@@ -126,7 +181,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.seat_group = f"{self.room_group}-seat-{self.seat}"
         await self.channel_layer.group_add(self.room_group, self.channel_name)
         await self.channel_layer.group_add(self.seat_group, self.channel_name)
-        await self.channel_layer.group_add(f"user-{self.user.pk}", self.channel_name)
+        await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
         seat = await database_sync_to_async(services.room_socket_opened)(room_id=self.room_id, user=self.user)
         if seat is None or seat.index != self.seat:  # unseated (or moved) meanwhile
             if seat is not None:
@@ -161,7 +216,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             except Exception:
                 logger.exception("could not uncount a socket of room %s seat %s", self.room_id, self.seat)
         if self.seat is not None:
-            groups = (self.room_group, self.seat_group, f"user-{self.user.pk}")
+            groups = (self.room_group, self.seat_group, user_group(self.user.pk))
             self.seat = None
             for group in groups:
                 try:
@@ -170,7 +225,10 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
                     logger.debug("group_discard %s failed", group, exc_info=True)
 
     async def send_json(self, content, close=False):
-        """Send to the client; a client that is already gone releases the seat instead of raising."""
+        """Send to the client; a client that is already gone releases the seat instead of raising. Nothing
+        more is sent once the socket was closed for a revoked user."""
+        if self.revoked:
+            return
         try:
             await super().send_json(content, close=close)
         except Exception:
@@ -209,18 +267,34 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             if kind == "ping":
                 await self.send_json({"type": "pong"})
             elif kind == "action":
-                await database_sync_to_async(_apply)(self.room_id, self.user, content.get("action"), action_id)
+                await database_sync_to_async(_apply)(self.room_id, self.creds, content.get("action"), action_id)
             elif kind == "chat":
                 data = {k: v for k, v in content.items() if k != "type"}
-                await database_sync_to_async(_chat)(self.code, self.user.pk, data)
+                await database_sync_to_async(_chat)(self.code, self.creds, data)
             else:
                 raise ApiError("invalid", "Unknown message type; send action, chat or ping.", 400,
                                fields={"type": ["One of action, chat, ping."]})
+        except SocketRevoked as exc:
+            await self._revoke(exc.close_code, exc.body)
         except Exception as exc:  # noqa: BLE001 - every failure is answered, only to the sender
             body = {"type": "error", **error_body(exc)}
             if kind == "action" and isinstance(action_id, str):
                 body["action_id"] = action_id
             await self.send_json(body)
+
+    async def _revoke(self, close_code: int, body: dict | None) -> None:
+        """Tell the client why (``body`` as an ``error``), close with ``close_code``, release the seat;
+        nothing is sent or applied on this socket after that."""
+        if self.revoked:
+            return
+        if body:
+            await self.send_json({"type": "error", **body})
+        self.revoked = True
+        try:
+            await self.close(code=close_code)
+        except Exception:  # the client is already gone
+            logger.debug("close after revocation failed", exc_info=True)
+        await self._release()
 
     # ------------------------------------------------------------------------------- server -> client
     async def _send_game(self, payload: dict):
@@ -260,6 +334,12 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     async def room_achievement(self, event):
         """``{type: "achievement", seat, achievement}`` from the ranking app."""
         await self.send_json(event["payload"])
+
+    async def user_revoked(self, event):
+        """``{"type": "user.revoked", "close_code", "code"?, "detail"?, "until"?}`` to the group
+        ``user-<id>`` (``accounts.sanctions``: ban 4409, suspension 4410, logout 4401)."""
+        body = {k: event[k] for k in ("code", "detail", "until") if k in event} or None
+        await self._revoke(int(event["close_code"]), body)
 
     async def queue_matched(self, event):
         """``{type: "queue", status: "matched", room}`` to the group ``user-<id>`` (ranking's queue)."""

@@ -16,6 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
+from accounts.sanctions import standing_error, user_check_standing, user_mute_status
 from config.errors import ApiError
 from games import services as games_services
 from games.engine.errors import InvalidRules
@@ -493,9 +494,9 @@ def _chat_body(data) -> dict:
 
 
 def _chat_seat(room: Room, user) -> Seat:
-    """The caller's seat for chat; raises 403 ``banned``, ``not_a_player`` (no seat, or left)."""
-    if not user.is_active:
-        raise ApiError("banned", "This account is banned.", 403)
+    """The caller's seat for chat; raises 403 ``banned``/``suspended``, ``not_a_player`` (no seat, or
+    left)."""
+    user_check_standing(user)
     seat = Seat.objects.filter(room=room, user=user, left=False).first()
     if seat is None:
         raise ApiError("not_a_player", "Only players seated in the room may chat.", 403)
@@ -514,14 +515,15 @@ def chat_list(*, code: str, user, before: int | None = None) -> list[ChatMessage
 def chat_post(*, code: str, user, data) -> ChatMessage:
     """Post a chat message (REST and WebSocket alike) and send it to ``room-<code>`` after the commit.
 
-    Raises 404, 403 ``banned``/``not_a_player``/``muted``, 400 ``invalid`` (not exactly one field, text
+    Raises 404, 403 ``banned``/``suspended``/``not_a_player``/``muted`` (with ``until``), 400 ``invalid`` (not exactly one field, text
     not 1–200 after trimming, emoji or phrase not in the catalogue), 429 ``throttled`` (DRF ``Throttled``;
     5 per 10 s per user by default).
     """
     room = selectors.room_get(code=code)
     seat = _chat_seat(room, user)
-    if user.is_muted:
-        raise ApiError("muted", "You are muted.", 403)
+    muted = user_mute_status(user)
+    if muted is not None:
+        raise standing_error(muted)
     body = _chat_body(data)
     chat_throttle_check(user)
     message = ChatMessage.objects.create(room=room, user=user, seat=seat.index, **body)

@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "channels",
+    "auditlog",
     "accounts",
     "games",
     "rooms",
@@ -47,6 +48,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "auditlog.middleware.AuditlogMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -128,8 +130,8 @@ CHANNEL_LAYERS = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
+        "accounts.authentication.StandingTokenAuthentication",
+        "accounts.authentication.StandingSessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": ["config.parsers.StrictJSONParser"],
@@ -145,7 +147,9 @@ REST_FRAMEWORK = {
         "register": env("THROTTLE_REGISTER", default="30/min"),
         "chat": env("THROTTLE_CHAT", default="5/10s"),
     },
-    "NUM_PROXIES": env.int("NUM_PROXIES", default=None),
+    # Proxies in front of the server whose X-Forwarded-For entries are trusted (0: the peer address is the
+    # client; a client cannot pick its own address for throttles and IP blocks by sending the header).
+    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
 }
 
 SPECTACULAR_SETTINGS = {

@@ -7,6 +7,7 @@ import pytest
 from rest_framework.authtoken.models import Token
 
 from accounts.models import User
+from accounts.sanctions import user_ban
 from tests.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -101,13 +102,16 @@ def test_login_wrong_password(api, user):
     assert res.json()["code"] == "invalid"
 
 
-def test_banned_user_cannot_login_or_use_token(api, make_client, user):
+def test_banned_user_is_told_so_on_login_and_with_the_token(api, make_client, user):
+    """Issue 12 probe 1: a banned user's valid token answers 403 banned (API.md), not 401."""
     client = make_client(user)
-    user.is_active = False
-    user.save()
-    assert client.get("/api/me").status_code == 401
+    user_ban(user=user, by=None, reason="cheating")
+    res = client.get("/api/me")
+    assert (res.status_code, res.json()["code"]) == (403, "banned")
     res = api.post("/api/auth/login", {"username": user.username, "password": PASSWORD}, format="json")
-    assert res.status_code == 400
+    assert (res.status_code, res.json()["code"]) == (403, "banned")
+    res = api.post("/api/auth/login", {"username": user.username, "password": "wrong-one"}, format="json")
+    assert (res.status_code, res.json()["code"]) == (400, "invalid")  # no standing told without the password
 
 
 def test_logout_revokes_the_token(make_client, user):

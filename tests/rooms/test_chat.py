@@ -2,9 +2,13 @@
 the 5-per-10-s throttle, muted/banned/non-seated callers, ``?before`` paging of the last 50."""
 
 import re
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
+from accounts.sanctions import user_mute
+from config.timefmt import iso_ms
 from rooms.models import ChatMessage
 from rooms.throttles import parse_rate
 from tests.factories import UserFactory
@@ -101,16 +105,16 @@ def test_only_seated_humans_chat(other, room):
 
 
 def test_muted_users_cannot_post_but_can_read(host, room):
-    host.user.is_muted = True
-    host.user.save()
+    until = timezone.now() + timedelta(hours=1)
+    user_mute(user=host.user, by=None, reason="spam", until=until)
     res = host.post(_url(room), {"text": "hi"}, format="json")
-    assert (res.status_code, res.json()["code"]) == (403, "muted")
+    assert (res.status_code, res.json()["code"], res.json()["until"]) == (403, "muted", iso_ms(until))
     assert host.get(_url(room)).status_code == 200
 
 
 def test_banned_users_are_refused(api, room):
     banned = room.host
-    banned.is_active = False
+    banned.is_active = False  # deactivated by hand counts as banned too
     banned.save()
     api.force_authenticate(user=banned)
     res = api.post(_url(room), {"text": "hi"}, format="json")

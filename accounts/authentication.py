@@ -1,0 +1,48 @@
+"""DRF authentication that tells a sanctioned user why (API.md "Errors"): a valid token of a banned
+user answers ``403 banned``, of a suspended one ``403 suspended`` with ``until``; 401
+``authentication_failed`` is kept for tokens that do not exist (never issued, or revoked by logout).
+Checking the standing reads only the user row the token lookup already joins: no extra query."""
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from rest_framework import authentication, exceptions
+
+from accounts import sanctions  # a module import: sanctions -> config.errors -> DRF settings -> here
+
+TOKEN_KEY_MAX = 64
+
+
+class StandingTokenAuthentication(authentication.TokenAuthentication):
+    """``Authorization: Token <key>``; 401 for an unknown key, 403 ``banned``/``suspended`` for a valid
+    key of a sanctioned user."""
+
+    def authenticate_credentials(self, key):
+        if "\x00" in key or len(key) > TOKEN_KEY_MAX:  # PostgreSQL refuses NUL in text: no such token
+            raise exceptions.AuthenticationFailed("Invalid token.")
+        model = self.get_model()
+        try:
+            token = model.objects.select_related("user").get(key=key)
+        except model.DoesNotExist as exc:
+            raise exceptions.AuthenticationFailed("Invalid token.") from exc
+        sanctions.user_check_standing(token.user)
+        return token.user, token
+
+
+class StandingSessionAuthentication(authentication.SessionAuthentication):
+    """The session cookie (browsers), with the same standing check as the token."""
+
+    def authenticate(self, request):
+        result = super().authenticate(request)
+        if result is not None:
+            sanctions.user_check_standing(result[0])
+        return result
+
+
+class StandingSessionScheme(OpenApiAuthenticationExtension):
+    """The OpenAPI security scheme of :class:`StandingSessionAuthentication` (drf-spectacular matches
+    subclasses of the token class by itself, not of the session class)."""
+
+    target_class = "accounts.authentication.StandingSessionAuthentication"
+    name = "cookieAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {"type": "apiKey", "in": "cookie", "name": "sessionid"}

@@ -1,0 +1,307 @@
+"""Standing and sanctions: mute (chat only), suspend (for a period), ban (for good), IP/CIDR blocks.
+
+Every sanction goes through one of these services — the admin, the API and tests alike — and each writes
+its record: the :class:`~accounts.models.Sanction` (or :class:`~accounts.models.IpBlock`) row itself (who,
+when, what, why, until; who lifted it, when and why) and, through django-auditlog with the moderator as
+actor, a log entry for that row and for the user's standing fields.
+
+The user's current standing is denormalised onto ``User`` (``banned_at``, ``suspended_until``,
+``muted_until``) so that :func:`user_standing` and :func:`user_mute_status` read no extra row. A mute or
+a suspension ends by itself when its ``until`` passes: both selectors compare with the clock, so nothing
+has to run on time for it to end.
+
+Effects, after the transaction commits:
+
+- ban / suspend: every open socket of the user gets ``{"type": "user.revoked", "close_code": 4409 |
+  4410, "code", "detail"}`` through the channel-layer group ``user-<id>`` and is closed with that code;
+  each seat the user holds is handed to the CPU as when a player leaves (``rooms.services.room_leave``:
+  played for during a game, freed before one); the user's ranked-queue entry is dropped. Every request
+  with the user's token answers ``403 banned`` / ``403 suspended`` (``accounts.authentication``).
+- mute: chat (REST and socket) answers ``403 muted`` with ``until``.
+- logout (``accounts.services.user_logout``) closes the sockets with 4401.
+
+Errors: :class:`django.core.exceptions.ValidationError` keyed by field (``reason`` blank, ``until``
+missing or not in the future, ``network`` not an address or CIDR network).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+from datetime import datetime
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import IpBlock, Sanction, User
+from config.errors import ApiError
+from config.timefmt import iso_ms
+
+# WebSocket close codes (README "Security"; API.md "WebSocket").
+CLOSE_SIGNED_OUT = 4401
+CLOSE_BANNED = 4409
+CLOSE_SUSPENDED = 4410
+CLOSE_CODES = {"banned": CLOSE_BANNED, "suspended": CLOSE_SUSPENDED}  # user_standing code -> close code
+
+REASON_MAX = 500
+
+
+def user_group(user_id: int) -> str:
+    """The channel-layer group of every socket of one user: ``user-<id>``."""
+    return f"user-{user_id}"
+
+
+# ----------------------------------------------------------------------------------------- selectors
+def user_standing(user, now: datetime | None = None) -> dict | None:
+    """``None`` when ``user`` may play; else why not: ``{"code": "banned", "detail"}`` (banned, or
+    deactivated by hand) or ``{"code": "suspended", "detail", "until"}`` (``until``: ISO 8601 ms Z).
+    Reads only the user's own fields: no query."""
+    if user.banned_at is not None or not user.is_active:
+        return {"code": "banned", "detail": "This account is banned."}
+    now = now or timezone.now()
+    if user.suspended_until is not None and user.suspended_until > now:
+        until = iso_ms(user.suspended_until)
+        return {"code": "suspended", "detail": f"This account is suspended until {until}.", "until": until}
+    return None
+
+
+def user_mute_status(user, now: datetime | None = None) -> dict | None:
+    """``None`` when ``user`` may chat; else ``{"code": "muted", "detail", "until"}``. No query."""
+    now = now or timezone.now()
+    if user.muted_until is not None and user.muted_until > now:
+        until = iso_ms(user.muted_until)
+        return {"code": "muted", "detail": f"You are muted until {until}.", "until": until}
+    return None
+
+
+def standing_error(refusal: dict) -> ApiError:
+    """The 403 :class:`ApiError` of a :func:`user_standing` / :func:`user_mute_status` answer (body
+    ``{"code", "detail", "until"?}``)."""
+    extra = {"until": refusal["until"]} if "until" in refusal else None
+    return ApiError(refusal["code"], refusal["detail"], 403, extra=extra)
+
+
+def user_check_standing(user) -> None:
+    """Raise the 403 ``banned`` / ``suspended`` :class:`ApiError` when ``user`` may not play now."""
+    refusal = user_standing(user)
+    if refusal is not None:
+        raise standing_error(refusal)
+
+
+def ip_block_for(address: str | None, now: datetime | None = None) -> IpBlock | None:
+    """The block in force covering ``address`` (a textual IP), or ``None``. One query."""
+    if not address:
+        return None
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    for block in IpBlock.objects.in_force(now):
+        try:
+            if ip in ipaddress.ip_network(block.network, strict=False):
+                return block
+        except ValueError:  # pragma: no cover - stored normalised by ip_block
+            continue
+    return None
+
+
+def ip_check(address: str | None) -> None:
+    """Raise 403 ``address_blocked`` (with ``until``, null for a block with no end) when ``address`` lies
+    in a block in force: no guest and no account may be created from there."""
+    block = ip_block_for(address)
+    if block is not None:
+        raise ApiError("address_blocked", "New accounts cannot be created from your network.", 403,
+                       extra={"until": iso_ms(block.until)})
+
+
+# ------------------------------------------------------------------------------------------ helpers
+def _clean_reason(reason: str) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError({"reason": ["Give a reason."]})
+    if len(reason) > REASON_MAX:
+        raise ValidationError({"reason": [f"At most {REASON_MAX} characters."]})
+    return reason
+
+
+def _check_until(until: datetime | None, now: datetime) -> datetime:
+    if until is None:
+        raise ValidationError({"until": ["Give an end time."]})
+    if timezone.is_naive(until):
+        raise ValidationError({"until": ["Give a time with its time zone."]})
+    if until <= now:
+        raise ValidationError({"until": ["The end time must be in the future."]})
+    return until
+
+
+def _actor(by):
+    """django-auditlog's actor for the log entries written inside (none for a system action)."""
+    if by is None:
+        return contextlib.nullcontext()
+    from auditlog.context import set_actor
+
+    return set_actor(by)
+
+
+def _locked(user) -> User:
+    return User.objects.select_for_update().get(pk=user.pk)
+
+
+def user_sockets_close_on_commit(user_id: int, close_code: int, refusal: dict | None) -> None:
+    """After the commit, close every socket of the user with ``close_code`` (group ``user-<id>``),
+    sending ``refusal`` first as an ``error`` message when given. Registered before the seats are left,
+    so the sockets get this before the ``room`` broadcasts of the leave."""
+    from games.events import group_send
+
+    message = {"type": "user.revoked", "close_code": close_code}
+    if refusal is not None:
+        message.update(code=refusal["code"], detail=refusal["detail"])
+        if "until" in refusal:
+            message["until"] = refusal["until"]
+    transaction.on_commit(lambda: group_send(user_group(user_id), message))
+
+
+def _leave_everything(user: User) -> None:
+    """Hand every seat of ``user`` to the CPU as when the player leaves, and drop the ranked-queue entry."""
+    from ranking.services import queue_leave
+    from rooms.models import RoomStatus, Seat
+    from rooms.services import room_leave
+
+    codes = (Seat.objects.filter(user=user, left=False).exclude(room__status=RoomStatus.CLOSED)
+             .values_list("room__code", flat=True))
+    for code in list(codes):
+        try:
+            room_leave(code=code, user=user)
+        except ApiError:  # closed or left meanwhile
+            pass
+    queue_leave(user=user)
+
+
+def _lift_in_force(user: User, kind: str, by, reason: str, now: datetime) -> int:
+    return Sanction.objects.in_force(now).filter(user=user, kind=kind).update(
+        lifted_at=now, lifted_by=by, lift_reason=reason[:REASON_MAX])
+
+
+def _sanction(user: User, kind: str, by, reason: str, until: datetime | None, now: datetime) -> Sanction:
+    _lift_in_force(user, kind, by, "Replaced by a new sanction of the same kind.", now)
+    return Sanction.objects.create(user=user, kind=kind, reason=reason, until=until, created_by=by,
+                                   created_at=now)
+
+
+def _impose(user, by, kind: str, reason: str, until: datetime | None, now: datetime, fields: dict,
+            close_code: int | None = None) -> Sanction:
+    """Record the sanction, set the user's standing ``fields`` (on ``user`` too); with ``close_code``,
+    close the user's sockets after the commit and hand the seats to the CPU."""
+    with _actor(by):
+        target = _locked(user)
+        sanction = _sanction(target, kind, by, reason, until, now)
+        for name, value in fields.items():
+            setattr(target, name, value)
+            setattr(user, name, value)
+        target.save(update_fields=list(fields))
+        if close_code is not None:
+            user_sockets_close_on_commit(target.pk, close_code, user_standing(target, now))
+            _leave_everything(target)
+    return sanction
+
+
+# ------------------------------------------------------------------------------------------ services
+@transaction.atomic
+def user_mute(*, user, by, reason: str, until: datetime) -> Sanction:
+    """Mute ``user`` until ``until`` (aware datetime, in the future): no chat, over REST or socket
+    (``403 muted`` with ``until``); playing is not affected. A mute in force is replaced. ``by``: the
+    moderator (``None``: the system). Returns the new :class:`Sanction`. Raises ``ValidationError``
+    (``reason``, ``until``)."""
+    now = timezone.now()
+    reason, until = _clean_reason(reason), _check_until(until, now)
+    return _impose(user, by, Sanction.MUTE, reason, until, now, {"muted_until": until})
+
+
+@transaction.atomic
+def user_suspend(*, user, by, reason: str, until: datetime) -> Sanction:
+    """Suspend ``user`` until ``until`` (aware, in the future): every request with the user's token
+    answers ``403 suspended`` with ``until``; open sockets close with 4410; seats go to the CPU; the
+    ranked-queue entry is dropped. A suspension in force is replaced. Returns the :class:`Sanction`.
+    Raises ``ValidationError`` (``reason``, ``until``)."""
+    now = timezone.now()
+    reason, until = _clean_reason(reason), _check_until(until, now)
+    return _impose(user, by, Sanction.SUSPEND, reason, until, now, {"suspended_until": until}, CLOSE_SUSPENDED)
+
+
+@transaction.atomic
+def user_ban(*, user, by, reason: str) -> Sanction:
+    """Ban ``user`` for good: ``banned_at`` set and ``is_active`` off (no login, off the leaderboards);
+    every request with the user's token answers ``403 banned``; open sockets close with 4409; seats go to
+    the CPU; the ranked-queue entry is dropped. Returns the :class:`Sanction` (``until`` null). Raises
+    ``ValidationError`` (``reason``)."""
+    now = timezone.now()
+    reason = _clean_reason(reason)
+    return _impose(user, by, Sanction.BAN, reason, None, now, {"banned_at": now, "is_active": False}, CLOSE_BANNED)
+
+
+def _lift(user, by, reason: str, kind: str, fields: dict) -> int:
+    now = timezone.now()
+    with _actor(by):
+        target = _locked(user)
+        lifted = _lift_in_force(target, kind, by, (reason or "").strip(), now)
+        for name, value in fields.items():
+            setattr(target, name, value)
+            setattr(user, name, value)
+        target.save(update_fields=list(fields))
+    return lifted
+
+
+@transaction.atomic
+def user_mute_lift(*, user, by, reason: str = "") -> int:
+    """End ``user``'s mute now (the record keeps who lifted it, when and why). Returns how many sanctions
+    in force were lifted (0: none was)."""
+    return _lift(user, by, reason, Sanction.MUTE, {"muted_until": None})
+
+
+@transaction.atomic
+def user_suspend_lift(*, user, by, reason: str = "") -> int:
+    """End ``user``'s suspension now. Returns how many sanctions in force were lifted."""
+    return _lift(user, by, reason, Sanction.SUSPEND, {"suspended_until": None})
+
+
+@transaction.atomic
+def user_ban_lift(*, user, by, reason: str = "") -> int:
+    """Lift ``user``'s ban (``banned_at`` cleared, active again). Returns how many bans were lifted."""
+    return _lift(user, by, reason, Sanction.BAN, {"banned_at": None, "is_active": True})
+
+
+def clean_network(network: str) -> str:
+    """``network`` (an address or CIDR) normalised (``"203.0.113.7/24"`` -> ``"203.0.113.0/24"``); raises
+    ``ValidationError`` keyed ``network``."""
+    try:
+        return str(ipaddress.ip_network(str(network).strip(), strict=False))
+    except ValueError as exc:
+        raise ValidationError({"network": ["An IP address or a CIDR network such as 203.0.113.0/24."]}) from exc
+
+
+@transaction.atomic
+def ip_block(*, network: str, by, reason: str, until: datetime | None = None) -> IpBlock:
+    """Block ``network`` (an address or CIDR, IPv4 or IPv6; stored normalised) from creating guests and
+    registering accounts until ``until`` (``None``: until lifted): those requests answer ``403
+    address_blocked`` with ``until``. Raises ``ValidationError`` (``network``, ``reason``, ``until`` in
+    the past)."""
+    now = timezone.now()
+    network, reason = clean_network(network), _clean_reason(reason)
+    if until is not None:
+        _check_until(until, now)
+    with _actor(by):
+        return IpBlock.objects.create(network=network, reason=reason, until=until, created_by=by, created_at=now)
+
+
+@transaction.atomic
+def ip_block_lift(*, block: IpBlock, by) -> bool:
+    """Lift ``block`` now. Returns False when it was no longer in force."""
+    with _actor(by):
+        row = IpBlock.objects.select_for_update().get(pk=block.pk)
+        if not row.in_force():
+            return False
+        row.lifted_at, row.lifted_by = timezone.now(), by
+        row.save(update_fields=["lifted_at", "lifted_by"])
+    block.lifted_at, block.lifted_by = row.lifted_at, by
+    return True

@@ -1,0 +1,117 @@
+"""Issue 12 probe 1 on a real connected socket (``config.asgi.application`` with the Redis channel
+layer): a ban, a suspension or a logout closes the user's open sockets at once (4409, 4410, 4401), and
+every action and chat re-checks the standing, so a socket that missed the close applies nothing."""
+
+from datetime import timedelta
+
+import pytest
+from channels.db import database_sync_to_async
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from accounts import sanctions
+from accounts.models import User
+from accounts.services import user_logout
+from config.timefmt import iso_ms
+from games.models import Game, GamePlayer
+from rooms.models import Room
+from tests.factories import UserFactory
+from tests.rooms import test_consumers
+from tests.rooms.test_consumers import TIMEOUT, _closed_with_after_messages, _open, _socket, _start, _until
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
+
+# The socket tests' fixtures: a fresh channel layer per test (autouse) and two players in a 2-seat room.
+_fresh_layer_and_connections = test_consumers._fresh_layer_and_connections
+players = test_consumers.players
+
+
+async def _bettor(room, host, other):
+    """Start the game (seat 0 deals, so seat 1 — ``other`` — is awaited for a bet); ``other``'s socket
+    and view."""
+    game_id = await _start(room, host)
+    comm = await _open(room.code, other)
+    view = (await _until(comm, lambda m: m["type"] == "game"))[-1]["view"]
+    assert view["awaiting"] == [1]
+    return game_id, comm, view
+
+
+async def _seq(game_id) -> int:
+    return (await database_sync_to_async(Game.objects.get)(pk=game_id)).seq
+
+
+async def test_a_ban_closes_the_open_socket_with_4409_and_nothing_more_is_applied(players):
+    room, host, other = players
+    game_id, comm, view = await _bettor(room, host, other)
+    moderator = await database_sync_to_async(UserFactory)(is_staff=True)
+    await database_sync_to_async(sanctions.user_ban)(user=other, by=moderator, reason="cheating")
+    got = []
+    while True:
+        out = await comm.receive_output(timeout=TIMEOUT)
+        if out["type"] == "websocket.close":
+            break
+        got.append(out)
+    assert out["code"] == 4409
+    assert '"code": "banned"' in got[-1]["text"]
+    # the seat is played for (left), the game did not move for the banned player
+    gp = await database_sync_to_async(GamePlayer.objects.get)(game_id=game_id, seat=1)
+    assert gp.left is True
+    assert await _seq(game_id) == 0
+    # a new socket with the same token is refused with 4409 too
+    again = await _socket(room.code, other)
+    assert (await again.connect(timeout=TIMEOUT))[0]
+    assert await _closed_with_after_messages(again) == 4409
+
+
+async def test_every_action_rechecks_the_standing_even_when_the_close_was_missed(players):
+    """The ban written without the group message (as if the channel layer dropped it): the next action on
+    the open socket is refused with ``banned`` and the socket closed; the bet is not applied."""
+    room, host, other = players
+    game_id, comm, view = await _bettor(room, host, other)
+    await database_sync_to_async(User.objects.filter(pk=other.pk).update)(banned_at=timezone.now())
+    bet = view["legal_actions"][0]
+    await comm.send_json_to({"type": "action", "action": {**bet, "seq": view["seq"]}})
+    err = (await _until(comm, lambda m: m["type"] == "error"))[-1]
+    assert err == {"type": "error", "code": "banned", "detail": "This account is banned."}
+    assert await _closed_with_after_messages(comm) == 4409
+    assert await _seq(game_id) == 0
+
+
+async def test_a_suspension_closes_with_4410_and_chat_is_refused_after_a_missed_close(players):
+    room, host, other = players
+    comm = await _open(room.code, other)
+    await _until(comm, lambda m: m["type"] == "room")
+    until = timezone.now() + timedelta(hours=1)
+    await database_sync_to_async(User.objects.filter(pk=other.pk).update)(suspended_until=until)
+    await comm.send_json_to({"type": "chat", "text": "still here?"})
+    err = (await _until(comm, lambda m: m["type"] == "error"))[-1]
+    assert (err["code"], err["until"]) == ("suspended", iso_ms(until))
+    assert await _closed_with_after_messages(comm) == 4410
+    comm = await _open(room.code, host)
+    await _until(comm, lambda m: m["type"] == "room")
+    await database_sync_to_async(sanctions.user_suspend)(user=host, by=None, reason="x", until=until)
+    assert await _closed_with_after_messages(comm) == 4410
+
+
+async def test_logout_closes_the_open_sockets_with_4401(players):
+    room, host, other = players
+    game_id, comm, view = await _bettor(room, host, other)
+    second = await _open(room.code, other)
+    await _until(second, lambda m: m["type"] == "game")
+    await database_sync_to_async(user_logout)(user=other)
+    assert await _closed_with_after_messages(comm) == 4401
+    assert await _closed_with_after_messages(second) == 4401
+    assert await _seq(game_id) == 0
+
+
+async def test_a_revoked_token_refuses_the_next_action_with_4401(players):
+    room, host, other = players
+    game_id, comm, view = await _bettor(room, host, other)
+    await database_sync_to_async(Token.objects.filter(user=other).delete)()  # revoked, no message sent
+    bet = view["legal_actions"][0]
+    await comm.send_json_to({"type": "action", "action": {**bet, "seq": view["seq"]}})
+    err = (await _until(comm, lambda m: m["type"] == "error"))[-1]
+    assert err["code"] == "authentication_failed"
+    assert await _closed_with_after_messages(comm) == 4401
+    assert await _seq(game_id) == 0
+    assert (await database_sync_to_async(Room.objects.get)(pk=room.pk)).status == "playing"
