@@ -313,15 +313,25 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         await self._send_game(event["payload"])
 
     async def room_update(self, event):
-        """The new ``room``; a socket whose user no longer holds this socket's seat (removed by the host,
-        or left and took another seat) is closed: its seat group would hand it another seat's views."""
+        """The new ``room``; a socket whose user no longer holds a seat (removed by the host, or left) is
+        closed: its seat group would hand it another seat's views. A user moved to another seat (a
+        ``seats: "auto"`` start puts the party in seats 0..k-1) follows it: the socket changes seat group
+        and gets that seat's current ``game`` (whose broadcast went out before the move)."""
         payload = event["payload"]
         await self.send_json(payload)
+        if self.seat is None:
+            return
         seats = (payload.get("room") or {}).get("seats") or []
-        if self.seat is not None and not any(
-            s.get("index") == self.seat and (s.get("user") or {}).get("id") == self.user.pk for s in seats
-        ):
+        mine = next((s.get("index") for s in seats if (s.get("user") or {}).get("id") == self.user.pk), None)
+        if mine is None:
             await self.close(code=CLOSE_NOT_A_PLAYER)
+        elif mine != self.seat:
+            await self.channel_layer.group_discard(self.seat_group, self.channel_name)
+            self.seat, self.seat_group = mine, f"{self.room_group}-seat-{mine}"
+            await self.channel_layer.group_add(self.seat_group, self.channel_name)
+            _room_msg, game_msg = await database_sync_to_async(_snapshot)(self.room_id, mine)
+            if game_msg is not None:
+                await self._send_game(game_msg)
 
     async def room_chat(self, event):
         """A chat ``message``."""

@@ -21,6 +21,7 @@ CPU_LEVELS = ("easy", "normal", "hard")
 CPU_SPEEDS = ("fast", "normal", "slow")
 TURN_SECONDS = (None, 30, 60)
 DEFAULT_SEATS = 4  # seats of a room created without ``seats``
+SEATS_AUTO = "auto"  # ``seats: "auto"``: the table follows the party (README "Rooms: seats auto")
 
 
 class RoomStatus(models.TextChoices):
@@ -45,6 +46,9 @@ class Room(models.Model):
                              related_name="hosted_rooms")
     game_name = models.CharField(max_length=16, choices=GAME_CHOICES)
     seat_count = models.PositiveSmallIntegerField()
+    # seats "auto": the room offers the rules' most seats while gathering; a start seats the humans and
+    # CPUs present (at least the fewest the rules allow) and the empty seats go until the game ends.
+    seats_auto = models.BooleanField(default=False)
     rules = models.JSONField(default=dict, blank=True)
     turn_seconds = models.PositiveSmallIntegerField(null=True, blank=True)
     ranked = models.BooleanField(default=False)

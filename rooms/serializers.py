@@ -2,6 +2,7 @@
 and the request bodies. Numbers and booleans are strict: ``"4"`` is not a seat count, ``1`` is not true."""
 
 from django.conf import settings
+from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
@@ -10,7 +11,7 @@ from accounts.serializers import UserSerializer
 from config.timefmt import DateTimeMsField
 from games.engine.errors import InvalidRules
 from games.engine.registry import get_engine
-from rooms.models import CPU_LEVELS, CPU_SPEEDS, GAME_CHOICES, ChatMessage, Room, Seat
+from rooms.models import CPU_LEVELS, CPU_SPEEDS, GAME_CHOICES, SEATS_AUTO, ChatMessage, Room, RoomStatus, Seat
 
 GAMES = [g for g, _ in GAME_CHOICES]
 
@@ -60,11 +61,26 @@ class StrictChoiceField(serializers.ChoiceField):
         self.fail("invalid_choice", input=data)
 
 
+@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string", "enum": [SEATS_AUTO]}]})
+class SeatCountField(serializers.Field):
+    """``seats``: a JSON integer (checked against the rules' seat range by the engine) or ``"auto"``."""
+
+    default_error_messages = {"invalid": gettext_lazy("A whole number of seats, or \"auto\".")}
+
+    def to_internal_value(self, data):
+        if data == SEATS_AUTO or (isinstance(data, int) and not isinstance(data, bool)):
+            return data
+        self.fail("invalid")
+
+    def to_representation(self, value):
+        return value
+
+
 @extend_schema_field(OpenApiTypes.OBJECT)
 class RulesField(serializers.Field):
     """The game's settings: a JSON object (checked by the engine, errors naming ``rules.<setting>``)."""
 
-    default_error_messages = {"invalid": "Must be an object of settings."}
+    default_error_messages = {"invalid": gettext_lazy("Must be an object of settings.")}
 
     def to_internal_value(self, data):
         if not isinstance(data, dict):
@@ -92,8 +108,9 @@ class SeatSerializer(serializers.ModelSerializer):
 
 
 class RoomSerializer(serializers.ModelSerializer):
-    """``room``: ``{code, invite_url, game, host, seats, rules (every setting resolved), turn_seconds,
-    ranked, cpu_level, cpu_speed, status, game_id, version}``."""
+    """``room``: ``{code, invite_url, game, host, seats, seats_auto, rules (every setting resolved),
+    turn_seconds, ranked, cpu_level, cpu_speed, status, game_id, version}``. ``seats_auto``: created (or
+    patched) with ``seats: "auto"``: the room offers the rules' most seats and a start seats the party."""
 
     invite_url = serializers.SerializerMethodField()
     game = serializers.CharField(source="game_name")
@@ -104,7 +121,7 @@ class RoomSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Room
-        fields = ["code", "invite_url", "game", "host", "seats", "rules", "turn_seconds", "ranked",
+        fields = ["code", "invite_url", "game", "host", "seats", "seats_auto", "rules", "turn_seconds", "ranked",
                   "cpu_level", "cpu_speed", "status", "game_id", "version"]
         read_only_fields = fields
 
@@ -118,14 +135,15 @@ class RoomSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_rules(self, room):
-        return resolved_rules(room.game_name, room.rules, room.seat_count)
+        auto_open = room.seats_auto and room.status != RoomStatus.PLAYING  # seats not known before the start
+        return resolved_rules(room.game_name, room.rules, None if auto_open else room.seat_count)
 
 
 class RoomCreateSerializer(serializers.Serializer):
     """Body of ``POST /api/rooms`` (and, every field optional, of ``PATCH``)."""
 
     game = StrictChoiceField(choices=GAMES)
-    seats = StrictIntegerField(required=False)
+    seats = SeatCountField(required=False, help_text="2..8 by game and preset (default 4), or \"auto\".")
     rules = RulesField(required=False)
     turn_seconds = StrictChoiceField(choices=[30, 60], allow_null=True, required=False)
     ranked = StrictBooleanField(required=False)

@@ -24,7 +24,16 @@ from games.engine.registry import get_engine
 from games.events import group_send
 from rooms import selectors
 from rooms.chat_catalogue import EMOJI, PHRASE_IDS
-from rooms.models import CODE_ALPHABET, CODE_LENGTH, DEFAULT_SEATS, ChatMessage, Room, RoomStatus, Seat
+from rooms.models import (
+    CODE_ALPHABET,
+    CODE_LENGTH,
+    DEFAULT_SEATS,
+    SEATS_AUTO,
+    ChatMessage,
+    Room,
+    RoomStatus,
+    Seat,
+)
 from rooms.serializers import ChatPostSerializer, message_data, resolved_rules, room_data
 from rooms.signals import room_joined
 from rooms.throttles import chat_throttle_check
@@ -63,12 +72,17 @@ def _invalid(field: str, message: str) -> ApiError:
     return ApiError("invalid", f"{field}: {message}", 400, fields={field: [message]})
 
 
-def _check_rules(game_name: str, rules: dict, seats: int) -> None:
-    """Validate ``rules`` for ``seats`` with the engine; 400 ``invalid`` naming ``rules.<setting>``,
-    ``rules`` or ``seats``."""
+def _check_rules(game_name: str, rules: dict, seats: int | str) -> int:
+    """Validate ``rules`` for ``seats`` (a count, or ``"auto"``) with the engine and return the room's seat
+    rows: ``seats`` itself, or for ``"auto"`` the most seats the rules allow. 400 ``invalid`` naming
+    ``rules.<setting>``, ``rules`` or ``seats``."""
     engine = get_engine(game_name)
     try:
+        if seats == SEATS_AUTO:
+            engine.validate_rules(dict(rules))
+            return engine.SEAT_RANGE(dict(rules))[1]
         engine.validate_rules(dict(rules), seats)
+        return seats
     except InvalidRules as exc:
         field = exc.field if exc.field in ("seats", "rules") else f"rules.{exc.field}"
         raise _invalid(field, gettext(exc.template).format(**exc.params)) from exc
@@ -130,31 +144,49 @@ def _finish(room: Room) -> None:
         nxt = _next_host(seats, host_seat.index if host_seat else -1)
         room.host_id = nxt.user_id if nxt else None
     room.status = RoomStatus.CLOSED if not _humans(seats) else RoomStatus.FINISHED
-    _changed(room, "status", "host")
+    if room.seats_auto and room.status == RoomStatus.FINISHED:
+        _auto_expand(room)
+    _changed(room, "status", "host", "seat_count")
+
+
+def _auto_expand(room: Room) -> None:
+    """A ``seats: "auto"`` room not playing offers the most seats its rules allow again (empty seats added
+    after the occupied ones; never fewer than it has)."""
+    engine = get_engine(room.game_name)
+    try:
+        most = engine.SEAT_RANGE(dict(room.rules))[1]
+    except InvalidRules:  # stored rules the engine no longer takes: keep the seats as they are
+        return
+    if most > room.seat_count:
+        Seat.objects.bulk_create([Seat(room=room, index=i) for i in range(room.seat_count, most)])
+        room.seat_count = most
 
 
 # -------------------------------------------------------------------------------------------- create
 @transaction.atomic
-def room_create(*, user, game: str, seats: int = DEFAULT_SEATS, rules: dict | None = None,
+def room_create(*, user, game: str, seats: int | str = DEFAULT_SEATS, rules: dict | None = None,
                 turn_seconds=_UNSET, ranked: bool = False, cpu_level: str = "normal",
                 cpu_speed: str = "normal") -> Room:
     """Create a room with ``user`` as host in seat 0 and ``seats`` empty seats after it.
 
-    ``game``: ``chinchirorin``/``chinchon``; ``rules``: settings (validated by the engine for ``seats``);
-    ``turn_seconds``: None/30/60 (default None, 60 when ranked). Raises 403 ``registration_required``
-    (guest creating a ranked room), 400 ``invalid`` naming ``seats`` or ``rules.<setting>``.
+    ``game``: ``chinchirorin``/``chinchon``; ``seats``: a count, or ``"auto"`` (the room offers the most
+    seats the rules allow and a start seats the party: :func:`room_start`); ``rules``: settings (validated
+    by the engine for ``seats``); ``turn_seconds``: None/30/60 (default None, 60 when ranked). Raises 403
+    ``registration_required`` (guest creating a ranked room), 400 ``invalid`` naming ``seats`` or
+    ``rules.<setting>``.
     """
     rules = dict(rules or {})
     if ranked and user.is_guest:
-        raise ApiError("registration_required", "Ranked rooms are for registered players.", 403)
-    _check_rules(game, rules, seats)
+        raise ApiError("registration_required", gettext("Ranked rooms are for registered players."), 403)
+    auto = seats == SEATS_AUTO
+    seats = _check_rules(game, rules, seats)
     if turn_seconds is _UNSET:
         turn_seconds = RANKED_TURN_SECONDS if ranked else None
     for _ in range(20):
         try:
             with transaction.atomic():
                 room = Room.objects.create(code=new_code(), host=user, game_name=game, seat_count=seats,
-                                           rules=rules, turn_seconds=turn_seconds, ranked=ranked,
+                                           seats_auto=auto, rules=rules, turn_seconds=turn_seconds, ranked=ranked,
                                            cpu_level=cpu_level, cpu_speed=cpu_speed)
             break
         except IntegrityError:  # the code is in use by a room not closed: draw another
@@ -181,7 +213,8 @@ def room_update(*, code: str, user, data: dict) -> Room:
     if room.status == RoomStatus.PLAYING:
         raise ApiError("already_started", "The game is on; change the room after it ends.", 409)
     game = data.get("game", room.game_name)
-    seat_count = data.get("seats", room.seat_count)
+    auto = data["seats"] == SEATS_AUTO if "seats" in data else room.seats_auto
+    seat_count = SEATS_AUTO if auto else data.get("seats", room.seat_count)
     if "rules" in data:
         rules = dict(data["rules"])
     elif game != room.game_name:
@@ -190,7 +223,7 @@ def room_update(*, code: str, user, data: dict) -> Room:
         rules = dict(room.rules)
         if seat_count != room.seat_count:
             rules.pop("decks", None)
-    _check_rules(game, rules, seat_count)
+    seat_count = _check_rules(game, rules, seat_count)
     ranked = data.get("ranked", room.ranked)
     if ranked and any(s.cpu or (s.user is not None and s.user.is_guest) for s in seats):
         raise _invalid("ranked", "Ranked rooms take registered players only: remove CPU and guest seats.")
@@ -203,9 +236,11 @@ def room_update(*, code: str, user, data: dict) -> Room:
     Seat.objects.filter(room=room, index__gte=seat_count).delete()
     Seat.objects.bulk_create([Seat(room=room, index=i) for i in range(room.seat_count, seat_count)])
     room.game_name, room.seat_count, room.rules, room.ranked = game, seat_count, rules, ranked
+    room.seats_auto = auto
     room.cpu_level = data.get("cpu_level", room.cpu_level)
     room.cpu_speed = data.get("cpu_speed", room.cpu_speed)
-    _changed(room, "game_name", "seat_count", "rules", "ranked", "turn_seconds", "cpu_level", "cpu_speed")
+    _changed(room, "game_name", "seat_count", "seats_auto", "rules", "ranked", "turn_seconds", "cpu_level",
+             "cpu_speed")
     return room
 
 
@@ -337,8 +372,32 @@ def room_clear_seat(*, code: str, user, index: int) -> Room:
 
 
 # ------------------------------------------------------------------------------------ start, rematch
+def _auto_seat(room: Room, seats: list[Seat]) -> list[Seat]:
+    """A ``seats: "auto"`` room at its start (locked): the humans and CPUs present, in seat order, move to
+    seats 0..k-1 and the empty seats go; fewer than the rules' fewest seats (a lone player) get CPUs at
+    the room's ``cpu_level`` up to that number (not in a ranked room: its start then fails with
+    ``seats_not_filled``). Returns the seats the game is played by."""
+    lo = get_engine(room.game_name).SEAT_RANGE(dict(room.rules))[0]
+    taken = [s for s in seats if not s.is_empty]
+    empty = [s for s in seats if s.is_empty]
+    if room.ranked and len(taken) < lo:
+        raise ApiError("seats_not_filled", gettext("Ranked games start with every seat taken."), 409)
+    fill = max(0, lo - len(taken))  # the lowest empty seats, given CPUs by the start
+    Seat.objects.filter(pk__in=[s.pk for s in empty[fill:]]).delete()
+    playing = sorted(taken + empty[:fill], key=lambda s: s.index)
+    for i, seat in enumerate(playing):
+        if seat.index != i:
+            seat.index = i
+            seat.save(update_fields=["index"])
+    room.seat_count = len(playing)
+    room.save(update_fields=["seat_count"])
+    return playing
+
+
 def _start_game(room: Room, seats: list[Seat]) -> None:
     """Fill, check and start (room and seats locked)."""
+    if room.seats_auto:
+        seats = _auto_seat(room, seats)
     empty = [s for s in seats if s.is_empty]
     if room.ranked and empty:
         raise ApiError("seats_not_filled", "Ranked games start with every seat taken.", 409)
@@ -448,19 +507,20 @@ def room_socket_opened(*, room_id: int, user) -> Seat | None:
 
 @transaction.atomic
 def room_socket_closed(*, room_id: int, user_id: int, seat: int) -> None:
-    """Uncount a socket of ``user_id`` in seat ``seat``; the last one marks the seat disconnected
-    (``game_set_connected(False)`` while playing; the games app applies the away grace period)."""
+    """Uncount a socket of ``user_id``, opened in seat ``seat`` (the user's seat now, should a ``seats:
+    "auto"`` start have moved it); the last one marks the seat disconnected (``game_set_connected(False)``
+    while playing; the games app applies the away grace period)."""
     room = Room.objects.select_for_update().filter(pk=room_id).first()
     if room is None:
         return
-    row = Seat.objects.select_for_update().filter(room=room, index=seat, user_id=user_id).first()
+    row = Seat.objects.select_for_update().filter(room=room, user_id=user_id).first()
     if row is None or row.connections == 0:
         return
     row.connections -= 1
     row.save(update_fields=["connections"])
     if row.connections == 0:
         if room.status == RoomStatus.PLAYING and room.game_id is not None:
-            _set_connected(room.game_id, seat, False)
+            _set_connected(room.game_id, row.index, False)
         if room.status != RoomStatus.CLOSED:
             _changed(room)
 

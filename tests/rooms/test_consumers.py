@@ -369,3 +369,24 @@ async def test_a_game_started_while_players_are_connected_shows_them_connected(p
     await comm.disconnect()
     gp = await database_sync_to_async(GamePlayer.objects.get)(game_id=game_id, seat=host_seat)
     assert gp.connected is False and gp.disconnected_at is not None
+
+
+async def test_a_socket_follows_its_seat_when_an_auto_start_moves_it(transactional_db):
+    """``seats: "auto"``: seat 1 left empty, the player of seat 2 plays seat 1; its open socket gets seat 1's
+    views and, closed, uncounts seat 1."""
+
+    def setup():
+        host, bob = UserFactory(display_name="Ann"), UserFactory(display_name="Bob")
+        room = services.room_create(user=host, game="chinchirorin", seats="auto", rules={"first_dealer": "seat"})
+        Seat.objects.filter(room=room, index=2).update(user=bob)
+        return room, host, bob
+
+    room, host, bob = await database_sync_to_async(setup)()
+    comm = await _open(room.code, bob)
+    await _until(comm, lambda m: m["type"] == "room")
+    game_id = await _start(room, host)
+    got = await _until(comm, lambda m: m["type"] == "game")
+    assert got[-1]["view"]["id"] == game_id and got[-1]["view"]["you"] == 1
+    await comm.disconnect()
+    seat = await database_sync_to_async(lambda: Seat.objects.get(room=room, user=bob))()
+    assert (seat.index, seat.connections) == (1, 0)
