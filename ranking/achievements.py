@@ -2,11 +2,16 @@
 
 Achievements are awarded once per user (``AchievementAward``: ``unique(user, achievement)``) by the task
 that records a finished game (:func:`ranking.services.game_record`), judged from that game's log and
-the player's totals after it. Each entry: ``id`` (stable, used by clients), ``name``, ``description``.
+the player's totals after it. Each entry: ``id`` (stable, used by clients), ``name``, ``description``
+(its condition in words; both English message ids translated by the API into the request's language),
+``xp`` (granted once with the award, through :func:`ranking.services.xp_grant`, reason ``achievement``,
+ref the id) and what its progress counts: ``counter`` (a key of :func:`ranking.selectors.user_totals`)
+toward ``target`` (a condition met within one game counts 0 or 1 of 1).
 
 **XP** (DESIGN.md "Ratings", from seed 003's table): 26 a game played, 43 a win, 3 a hand finished
 ("end a round"), 1 a card discarded; a seat that resigned or was played for (away, autoplay, left) gets
-none unless it was eliminated.
+none unless it was eliminated. A player's XP is that game XP plus its grants (``XpGrant``: achievements,
+challenges).
 
 **Levels** (seed 003 gives no table; the project's rule): level ``n`` needs ``50 · n · (n − 1)`` XP, i.e.
 100 · (1 + 2 + … + (n − 1)):
@@ -29,6 +34,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from django.utils.translation import gettext, gettext_noop
 
 XP_GAME = 26
 XP_WIN = 43
@@ -88,43 +95,59 @@ class SeatContext:
 
 @dataclass(frozen=True)
 class Achievement:
-    """One catalogue entry; ``test(ctx)`` says whether the seat earned it in this game."""
+    """One catalogue entry; ``test(ctx)`` says whether the seat earned it in this game; ``xp`` is granted
+    with it; progress counts ``counter`` of the player's totals toward ``target`` (``None``: a condition
+    met within one game, 0 or 1 of 1)."""
 
     id: str
     name: str
     description: str
+    xp: int
     test: Callable[[SeatContext], bool]
+    counter: str | None = None
+    target: int = 1
 
     def as_dict(self) -> dict:
-        """``{id, name, description}`` (the API and socket shape)."""
-        return {"id": self.id, "name": self.name, "description": self.description}
+        """``{id, name, description}`` in the active language (the API and socket shape)."""
+        return {"id": self.id, "name": gettext(self.name), "description": gettext(self.description)}
 
 
+_ = gettext_noop
 CATALOGUE: tuple[Achievement, ...] = (
-    Achievement("first_game", "First game", "Finish a game.", lambda c: c.games >= 1),
-    Achievement("first_win", "First win", "Win a game.", lambda c: c.won),
-    Achievement("ten_games", "Regular", "Finish 10 games.", lambda c: c.games >= 10),
-    Achievement("first_ranked_game", "Ranked debut", "Finish a rated ranked game.", lambda c: c.rated),
-    Achievement("first_ranked_win", "Ranked winner", "Win a rated ranked game.", lambda c: c.rated and c.won),
-    Achievement("ten_ranked_wins", "Contender", "Win 10 rated ranked games.", lambda c: c.rated_wins >= 10),
-    Achievement("rating_1600", "Rising star", "Reach a rating of 1600 in a game.",
-                lambda c: c.rating_after is not None and c.rating_after >= 1600),
-    Achievement("comeback", "Comeback", "Win a game after standing last after a hand.",
+    Achievement("first_game", _("First game"), _("Finish a game."), 10, lambda c: c.games >= 1, "games"),
+    Achievement("first_win", _("First win"), _("Win a game."), 20, lambda c: c.won, "wins"),
+    Achievement("ten_games", _("Regular"), _("Finish 10 games."), 50, lambda c: c.games >= 10, "games", 10),
+    Achievement("first_ranked_game", _("Ranked debut"), _("Finish a rated ranked game."), 20,
+                lambda c: c.rated, "rated_games"),
+    Achievement("first_ranked_win", _("Ranked winner"), _("Win a rated ranked game."), 30,
+                lambda c: c.rated and c.won, "rated_wins"),
+    Achievement("ten_ranked_wins", _("Contender"), _("Win 10 rated ranked games."), 100,
+                lambda c: c.rated_wins >= 10, "rated_wins", 10),
+    Achievement("rating_1600", _("Rising star"), _("Reach a rating of 1600 in a game."), 100,
+                lambda c: c.rating_after is not None and c.rating_after >= 1600, "best_rating", 1600),
+    Achievement("comeback", _("Comeback"), _("Win a game after standing last after a hand."), 50,
                 lambda c: c.won and c.facts.was_last),
-    Achievement("pinzoro", "Pinzoro!", "Roll 1-1-1 in Chinchirorin.", lambda c: c.facts.pinzoro > 0),
-    Achievement("arashi", "Storm", "Roll an arashi (three of a kind) in Chinchirorin.", lambda c: c.facts.arashi > 0),
-    Achievement("shigoro", "Shigoro", "Roll 4-5-6 in Chinchirorin.", lambda c: c.facts.shigoro > 0),
-    Achievement("hifumi_survivor", "Hifumi survivor", "Roll a hifumi (1-2-3) and still win the game.",
+    Achievement("pinzoro", _("Pinzoro!"), _("Roll 1-1-1 in Chinchirorin."), 30,
+                lambda c: c.facts.pinzoro > 0, "pinzoro"),
+    Achievement("arashi", _("Storm"), _("Roll an arashi (three of a kind) in Chinchirorin."), 20,
+                lambda c: c.facts.arashi > 0, "arashi"),
+    Achievement("shigoro", _("Shigoro"), _("Roll 4-5-6 in Chinchirorin."), 15, lambda c: c.facts.shigoro > 0,
+                "shigoro"),
+    Achievement("hifumi_survivor", _("Hifumi survivor"), _("Roll a hifumi (1-2-3) and still win the game."), 40,
                 lambda c: c.won and c.facts.hifumi > 0),
-    Achievement("double_up", "Double up", "Finish a Chinchirorin game with twice the starting points or more.",
+    Achievement("double_up", _("Double up"),
+                _("Finish a Chinchirorin game with twice the starting points or more."), 40,
                 lambda c: c.game_name == "chinchirorin" and c.final_points is not None
                 and c.starting_points is not None and c.final_points >= 2 * c.starting_points),
-    Achievement("menos_diez", "Menos diez", "Close a Chinchón hand with all seven cards melded.",
-                lambda c: c.facts.minus_ten > 0),
-    Achievement("chinchon", "¡Chinchón!", "Close with a seven-card run without a wild.", lambda c: c.facts.chinchon > 0),
-    Achievement("clean_sheet", "Clean sheet", "Win a Chinchón game with a score of 0 or less.",
-                lambda c: c.game_name == "chinchon" and c.won and c.final_points is not None and c.final_points <= 0),
+    Achievement("menos_diez", _("Menos diez"), _("Close a Chinchón hand with all seven cards melded."), 30,
+                lambda c: c.facts.minus_ten > 0, "minus_ten"),
+    Achievement("chinchon", _("¡Chinchón!"), _("Close with a seven-card run without a wild."), 100,
+                lambda c: c.facts.chinchon > 0, "chinchon"),
+    Achievement("clean_sheet", _("Clean sheet"), _("Win a Chinchón game with a score of 0 or less."), 50,
+                lambda c: c.game_name == "chinchon" and c.won and c.final_points is not None
+                and c.final_points <= 0),
 )
+del _
 
 BY_ID: dict[str, Achievement] = {a.id: a for a in CATALOGUE}
 

@@ -13,21 +13,29 @@ selectors.
 - ``DELETE /api/queue`` -> 204.
 - ``GET /api/leaderboard?game=&scope=all|friends&page=`` -> ``{count, next, previous, results: [{rank,
   player, rating, games}]}``.
-- ``GET /api/users/{id}/stats``, ``GET /api/users/{id}/achievements``.
+- ``GET /api/leaderboard/xp?scope=all|friends&period=all|week&page=`` -> ``{count, next, previous,
+  results: [{rank, player, xp, level}]}``; ``period`` also on ``/api/leaderboard``.
+- ``GET /api/achievements`` (public) -> ``[{id, name, description, xp, target}]``.
+- ``GET /api/users/{id}/stats``, ``GET /api/users/{id}/achievements``,
+  ``GET /api/users/{id}/achievements/progress`` -> ``[{..., xp, target, progress, earned, awarded_at,
+  game_id}]``.
 """
 
 from django.contrib.auth import get_user_model
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import status
+from rest_framework import permissions, status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.errors import ApiError
+from config.schema import ACCEPT_LANGUAGE, errors
 from ranking import selectors, services
 from ranking.serializers import (
     MAX_ID,
+    AchievementEntrySerializer,
+    AchievementProgressSerializer,
     AwardSerializer,
     FriendAnswerSerializer,
     FriendsSerializer,
@@ -37,6 +45,8 @@ from ranking.serializers import (
     QueueJoinSerializer,
     QueueStatusSerializer,
     UserStatsSerializer,
+    XpLeaderboardQuerySerializer,
+    XpLeaderboardRowSerializer,
 )
 
 
@@ -128,6 +138,49 @@ def _user_or_404(user_id: int):
     if user is None:
         raise ApiError("not_found", "No such user.", 404)
     return user
+
+
+class XpLeaderboardApi(APIView):
+    """Players (guests included) by experience: all-time or this week's XP (games plus achievement and
+    challenge grants), most first, with their level; ``scope=friends``: the caller and its friends."""
+
+    pagination_class = LeaderboardPagination
+
+    @extend_schema(parameters=[XpLeaderboardQuerySerializer,
+                               OpenApiParameter("page", OpenApiTypes.INT, required=False),
+                               OpenApiParameter("page_size", OpenApiTypes.INT, required=False)],
+                   responses={200: XpLeaderboardRowSerializer(many=True), **errors(400, 401)},
+                   operation_id="leaderboard_xp")
+    def get(self, request):
+        q = XpLeaderboardQuerySerializer(data=request.query_params)
+        q.is_valid(raise_exception=True)
+        qs = selectors.xp_leaderboard(user=request.user, **q.validated_data)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(qs, request, view=self)
+        return paginator.get_paginated_response(XpLeaderboardRowSerializer(page, many=True).data)
+
+
+class AchievementsApi(APIView):
+    """Every achievement: its name, its condition in words, the XP it grants and its progress target, in
+    the request's language. Public."""
+
+    permission_classes = [permissions.AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(responses={200: AchievementEntrySerializer(many=True)}, operation_id="achievements",
+                   auth=[], parameters=[ACCEPT_LANGUAGE])
+    def get(self, request):
+        return Response(AchievementEntrySerializer(selectors.achievement_catalogue(), many=True).data)
+
+
+class UserAchievementProgressApi(APIView):
+    """Every achievement with a player's progress toward it (e.g. 3 of 10 games), earned or locked."""
+
+    @extend_schema(responses={200: AchievementProgressSerializer(many=True), **errors(401, 404)},
+                   operation_id="user_achievements_progress", parameters=[ACCEPT_LANGUAGE])
+    def get(self, request, user_id: int):
+        rows = selectors.user_achievement_progress(_user_or_404(user_id))
+        return Response(AchievementProgressSerializer(rows, many=True).data)
 
 
 class UserStatsApi(APIView):

@@ -202,3 +202,22 @@ class AchievementAward(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.achievement}"
+
+
+class XpGrant(models.Model):
+    """Experience granted outside a game's own XP (an achievement, a challenge): ``amount`` XP to ``user``
+    for ``reason`` (``achievement``, ``challenge``...) and ``ref`` (what it was for: the achievement's id),
+    once per ``(user, reason, ref)``. A user's XP is the sum of its ``GameRecord.xp`` and its grants."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="xp_grants")
+    amount = models.PositiveIntegerField()
+    reason = models.CharField(max_length=32)
+    ref = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [models.UniqueConstraint(fields=["user", "reason", "ref"], name="xpgrant_unique_user_reason_ref")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} +{self.amount} XP ({self.reason} {self.ref})"

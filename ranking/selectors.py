@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from django.db.models import F, Q, QuerySet, Window
-from django.db.models.functions import Rank
+from datetime import UTC, timedelta
+
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Window
+from django.db.models.functions import Coalesce, Rank
 from django.utils import timezone
 
 from games.engine.registry import GAMES
@@ -73,18 +75,65 @@ def queue_status(user, *, now=None) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------- leaderboard
-def leaderboard(*, game: str, scope: str = "all", user=None) -> QuerySet:
+def week_start(now=None):
+    """The start of the current week: Monday 00:00 UTC (the "this week" of the leaderboards)."""
+    now = now or timezone.now()
+    day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return day - timedelta(days=day.weekday())
+
+
+def leaderboard(*, game: str, scope: str = "all", period: str = "all", user=None) -> QuerySet:
     """Ratings of ``game`` of active users with at least one rated game, best first, annotated with
-    ``rank`` (competition ranking: ties share a rank, 1, 1, 3). ``scope="friends"``: only ``user`` and
-    its friends (ranks among them)."""
+    ``rank`` (competition ranking: ties share a rank, 1, 1, 3) and ``period_games``. ``scope="friends"``:
+    only ``user`` and its friends (ranks among them). ``period="week"``: only players with a rated game of
+    ``game`` since :func:`week_start`, ``period_games`` counting those (else every rated game)."""
+    from ranking.models import RatingChange
+
     qs = Rating.objects.filter(game=game, games__gte=1, user__is_active=True)
     if scope == "friends" and user is not None:
         qs = qs.filter(user_id__in=friend_ids(user.id) | {user.id})
+    if period == "week":
+        week = (RatingChange.objects.filter(user=OuterRef("user_id"), game_name=game, created_at__gte=week_start())
+                .order_by().values("user").annotate(n=Count("id")).values("n")[:1])
+        qs = qs.annotate(period_games=Coalesce(Subquery(week), 0)).filter(period_games__gt=0)
+    else:
+        qs = qs.annotate(period_games=F("games"))
     return (
         qs.select_related("user")
         .annotate(rank=Window(expression=Rank(), order_by=F("rating").desc()))
         .order_by("-rating", "user_id")
     )
+
+
+def _xp_sum(model, amount: str, at: str, since) -> Coalesce:
+    rows = model.objects.filter(user=OuterRef("pk"))
+    if since is not None:
+        rows = rows.filter(**{f"{at}__gte": since})
+    return Coalesce(Subquery(rows.order_by().values("user").annotate(s=Sum(amount)).values("s")[:1]), 0)
+
+
+def xp_leaderboard(*, scope: str = "all", period: str = "all", user=None) -> QuerySet:
+    """Active users (guests included) by XP — game XP (``GameRecord.xp``) plus grants (``XpGrant``) — most
+    first, with some XP in the period; annotated ``xp`` (in the period: all time, or since
+    :func:`week_start` for ``period="week"``), ``total_xp`` (all time, for the level) and ``rank``
+    (competition ranking). ``scope="friends"``: ``user`` and its friends only."""
+    from django.contrib.auth import get_user_model
+
+    from ranking.models import GameRecord, XpGrant
+
+    qs = get_user_model().objects.filter(is_active=True)
+    if scope == "friends" and user is not None:
+        qs = qs.filter(pk__in=friend_ids(user.id) | {user.id})
+    total = _xp_sum(GameRecord, "xp", "finished_at", None) + _xp_sum(XpGrant, "amount", "created_at", None)
+    qs = qs.annotate(total_xp=total)
+    if period == "week":
+        since = week_start()
+        qs = qs.annotate(xp=_xp_sum(GameRecord, "xp", "finished_at", since)
+                         + _xp_sum(XpGrant, "amount", "created_at", since))
+    else:
+        qs = qs.annotate(xp=F("total_xp"))
+    return (qs.filter(xp__gt=0).annotate(rank=Window(expression=Rank(), order_by=F("xp").desc()))
+            .order_by("-xp", "pk"))
 
 
 # ---------------------------------------------------------------------------------------------- statistics
@@ -134,9 +183,65 @@ def user_stats(user) -> dict:
     for c in RatingChange.objects.filter(user=user).order_by("id"):
         history.setdefault(c.game_name, []).append(
             {"game_id": c.game_id, "at": c.created_at, "before": c.before, "after": c.after, "change": c.change})
+    totals["xp"] += grants_xp(user.id)
     level = level_for(totals["xp"])
     return {"player": player_of(user), **totals, "level": level, "level_xp": level_xp(level),
             "next_level_xp": level_xp(level + 1), "per_game": per_game, "rating_history": history}
+
+
+def grants_xp(user_id: int) -> int:
+    """The XP granted to a user outside games (``XpGrant``: achievements, challenges)."""
+    from django.db.models import Sum
+
+    from ranking.models import XpGrant
+
+    return XpGrant.objects.filter(user_id=user_id).aggregate(s=Sum("amount"))["s"] or 0
+
+
+def user_totals(user) -> dict[str, int]:
+    """What achievements' progress counts, over every finished game of the user: ``games``, ``wins``,
+    ``rated_games``, ``rated_wins``, ``best_rating`` (the highest rating reached, 1500 without a rated
+    game), ``pinzoro``, ``arashi``, ``shigoro``, ``minus_ten``, ``chinchon``. Two queries."""
+    from django.db.models import Count, Max, Sum
+
+    from ranking.models import GameRecord, RatingChange
+
+    agg = GameRecord.objects.filter(user=user).aggregate(
+        games=Count("id"), wins=Count("id", filter=Q(outcome="win")),
+        rated_games=Count("id", filter=Q(rated=True)), rated_wins=Count("id", filter=Q(rated=True, outcome="win")),
+        **{c: Sum(c) for c in ("pinzoro", "arashi", "shigoro", "minus_ten", "chinchon")},
+    )
+    out = {k: v or 0 for k, v in agg.items()}
+    best = RatingChange.objects.filter(user=user).aggregate(m=Max("after"))["m"]
+    out["best_rating"] = max(best or START_RATING, START_RATING)
+    return out
+
+
+def achievement_catalogue() -> list[dict]:
+    """``GET /api/achievements``: ``[{id, name, description, xp, target}]`` in catalogue order, texts in
+    the active language (``description`` is the condition in words; ``target``: what progress counts to)."""
+    from ranking.achievements import CATALOGUE
+
+    return [{**a.as_dict(), "xp": a.xp, "target": a.target} for a in CATALOGUE]
+
+
+def user_achievement_progress(user) -> list[dict]:
+    """``GET /api/users/{id}/achievements/progress``: every catalogue entry with the user's ``progress``
+    toward its ``target`` (``min(count, target)``; ``target`` once earned), ``earned``, and the award's
+    ``awarded_at`` and ``game_id`` (null while locked)."""
+    from ranking.achievements import CATALOGUE
+    from ranking.models import AchievementAward
+
+    totals = user_totals(user)
+    awards = {a.achievement: a for a in AchievementAward.objects.filter(user=user)}
+    out = []
+    for a, row in zip(CATALOGUE, achievement_catalogue(), strict=True):
+        award = awards.get(a.id)
+        count = totals.get(a.counter, 0) if a.counter else 0
+        progress = a.target if award is not None else min(count, a.target)
+        out.append({**row, "progress": progress, "earned": award is not None,
+                    "awarded_at": award.awarded_at if award else None, "game_id": award.game_id if award else None})
+    return out
 
 
 def user_achievements(user) -> list[dict]:

@@ -82,6 +82,9 @@ class LeaderboardQuerySerializer(serializers.Serializer):
 
     game = serializers.ChoiceField(choices=list(GAMES))
     scope = serializers.ChoiceField(choices=["all", "friends"], default="all", required=False)
+    period = serializers.ChoiceField(choices=["all", "week"], default="all", required=False,
+                                     help_text="all (default): all time; week: players with a rated game since "
+                                               "Monday 00:00 UTC.")
 
 
 class LeaderboardRowSerializer(serializers.Serializer):
@@ -90,11 +93,39 @@ class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     player = serializers.SerializerMethodField()
     rating = serializers.IntegerField()
-    games = serializers.IntegerField()
+    games = serializers.IntegerField(source="period_games", help_text="Rated games of this game (this week's "
+                                                                      "with period=week).")
 
     @extend_schema_field(PlayerRefSerializer)
     def get_player(self, obj) -> dict:
         return {"id": obj.user_id, "display_name": obj.user.display_name}
+
+
+class XpLeaderboardQuerySerializer(serializers.Serializer):
+    """Query of ``GET /api/leaderboard/xp``: ``scope`` (all, friends), ``period`` (all, week)."""
+
+    scope = serializers.ChoiceField(choices=["all", "friends"], default="all", required=False)
+    period = serializers.ChoiceField(choices=["all", "week"], default="all", required=False,
+                                     help_text="all (default): all-time XP; week: XP earned since Monday 00:00 UTC.")
+
+
+class XpLeaderboardRowSerializer(serializers.Serializer):
+    """One XP leaderboard row: ``{rank, player, xp, level}``; equal XP share a rank (1, 1, 3). ``xp`` is the
+    period's; ``level`` comes from the all-time XP."""
+
+    rank = serializers.IntegerField()
+    player = serializers.SerializerMethodField()
+    xp = serializers.IntegerField()
+    level = serializers.SerializerMethodField()
+
+    @extend_schema_field(PlayerRefSerializer)
+    def get_player(self, obj) -> dict:
+        return {"id": obj.pk, "display_name": obj.display_name}
+
+    def get_level(self, obj) -> int:
+        from ranking.achievements import level_for
+
+        return level_for(obj.total_xp)
 
 
 # ----------------------------------------------------------------------------------------------- stats
@@ -169,6 +200,24 @@ class AchievementSerializer(serializers.Serializer):
     id = serializers.CharField()
     name = serializers.CharField()
     description = serializers.CharField()
+
+
+class AchievementEntrySerializer(AchievementSerializer):
+    """``GET /api/achievements``: an entry with the ``xp`` it grants and the ``target`` its progress counts
+    to (e.g. 10 games; 1 for a condition met within one game)."""
+
+    xp = serializers.IntegerField()
+    target = serializers.IntegerField()
+
+
+class AchievementProgressSerializer(AchievementEntrySerializer):
+    """A user's standing on one achievement: ``progress`` of ``target`` (e.g. 3 of 10), ``earned``, and once
+    earned ``awarded_at`` and ``game_id``."""
+
+    progress = serializers.IntegerField()
+    earned = serializers.BooleanField()
+    awarded_at = DateTimeMsField(allow_null=True)
+    game_id = serializers.IntegerField(allow_null=True)
 
 
 class AwardSerializer(AchievementSerializer):

@@ -21,7 +21,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
@@ -335,6 +335,23 @@ def game_rate(*, game_id: int) -> list:
 
 
 # ------------------------------------------------------------------- statistics, XP and achievements
+def xp_grant(*, user_id: int, amount: int, reason: str, ref: str) -> bool:
+    """Grant ``amount`` XP (> 0) to ``user_id`` for ``reason`` (``"achievement"``, ``"challenge"``...) and
+    ``ref`` (e.g. the achievement's id): an ``XpGrant`` row, once per ``(user, reason, ref)``. Returns True
+    when granted now, False when that grant exists already (idempotent; safe under concurrency: the unique
+    constraint decides). Raises ``ValueError`` for an amount that is not a positive int."""
+    from ranking.models import XpGrant
+
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
+        raise ValueError("amount must be a positive int")
+    try:
+        with transaction.atomic():
+            XpGrant.objects.create(user_id=user_id, amount=amount, reason=reason, ref=str(ref))
+    except IntegrityError:
+        return False
+    return True
+
+
 def _game_events(game) -> list[dict]:
     from games.models import GameAction
 
@@ -418,6 +435,8 @@ def game_record(*, game_id: int) -> list:
                 continue
             _, new = AchievementAward.objects.get_or_create(user_id=user_id, achievement=ach.id,
                                                             defaults={"game": game, "seat": seat})
+            if new:
+                xp_grant(user_id=user_id, amount=ach.xp, reason="achievement", ref=ach.id)
             if new and game.group:
                 send_on_commit(game.group, {"type": "room.achievement", "payload": {
                     "type": "achievement", "seat": seat, "achievement": ach.as_dict()}})

@@ -8,6 +8,10 @@ urlpatterns = [
     path("friends", apis.FriendsApi.as_view(), name="friends"),
     path("queue", apis.QueueApi.as_view(), name="queue"),
     path("leaderboard", apis.LeaderboardApi.as_view(), name="leaderboard"),
+    path("leaderboard/xp", apis.XpLeaderboardApi.as_view(), name="leaderboard-xp"),
+    path("achievements", apis.AchievementsApi.as_view(), name="achievements"),
     path("users/<int:user_id>/stats", apis.UserStatsApi.as_view(), name="user-stats"),
     path("users/<int:user_id>/achievements", apis.UserAchievementsApi.as_view(), name="user-achievements"),
+    path("users/<int:user_id>/achievements/progress", apis.UserAchievementProgressApi.as_view(),
+         name="user-achievements-progress"),
 ]

@@ -162,8 +162,10 @@ def test_stats_and_achievements_api(make_client):
     body = res.json()
     assert body["player"] == {"id": a.id, "display_name": a.display_name}
     assert (body["games"], body["wins"], body["draws"], body["losses"]) == (3, 1, 1, 1)
-    # XP: g1 win 26 + 43 + 2 hands × 3 = 75 ; g2 loss 26 + 2 × 3 + 3 discards = 35 ; g3 draw 26
-    assert body["xp"] == 136
+    # XP: g1 win 26 + 43 + 2 hands × 3 = 75 ; g2 loss 26 + 2 × 3 + 3 discards = 35 ; g3 draw 26 ; plus the
+    # achievements' grants: first_game 10, first_win 20, first_ranked_game 20, first_ranked_win 30,
+    # pinzoro 30, arashi 20 (g1), menos_diez 30 (g2)
+    assert body["xp"] == 136 + 160
     assert (body["level"], body["level_xp"], body["next_level_xp"]) == (2, 100, 300)
     cr = body["per_game"]["chinchirorin"]
     assert (cr["games"], cr["wins"], cr["draws"], cr["pinzoro"], cr["arashi"], cr["hifumi"]) == (2, 1, 1, 1, 1, 0)
