@@ -1,13 +1,18 @@
+# One image for web, worker, beat and the one-shot migrate (docker-compose.yml). Runs as an unprivileged
+# user; .dockerignore keeps .venv, var/, .env and .git out of the build context.
 FROM python:3.11-slim
-ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 DJANGO_SETTINGS_MODULE=config.settings.production
+ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 DJANGO_SETTINGS_MODULE=config.settings.production \
+    HOST=0.0.0.0 PORT=8000
 WORKDIR /app
-COPY pyproject.toml README.md ./
-COPY config ./config
-COPY accounts ./accounts
-COPY games ./games
-COPY rooms ./rooms
-COPY ranking ./ranking
-COPY manage.py ./
-RUN pip install . && SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
+RUN groupadd --system --gid 10001 chinchi \
+    && useradd --system --uid 10001 --gid chinchi --home-dir /app --shell /usr/sbin/nologin chinchi
+COPY . .
+# collectstatic needs settings only: a throwaway key that production's own check accepts.
+RUN pip install . \
+    && SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')" \
+       python manage.py collectstatic --noinput \
+    && chown -R chinchi:chinchi /app
+USER chinchi:chinchi
 EXPOSE 8000
-CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", "--workers", "2", "--lifespan", "off", "--log-config", "config/uvicorn_logging.json"]
+# As many uvicorn workers as the container's cores (WEB_CONCURRENCY overrides): config/web.py.
+CMD ["python", "-m", "config.web"]

@@ -1,4 +1,5 @@
-"""URLs: the API under /api/, its schema and docs, the admin, /healthz."""
+"""URLs: the API under /api/, its schema and docs (Swagger UI and ReDoc from our own static files), the
+admin, /healthz, /metrics."""
 
 from django.contrib import admin
 from django.urls import include, path, re_path
@@ -12,7 +13,8 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="api_docs/redoc.html"),
+         name="api-redoc"),
     path("api-auth/", include("rest_framework.urls")),
     path("api/", include("accounts.urls")),
     path("api/", include("rooms.urls")),

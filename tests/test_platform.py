@@ -13,9 +13,10 @@ from config import health
 def test_healthz_ok_when_all_parts_answer(api, monkeypatch):
     monkeypatch.setattr(health, "check_redis", lambda: "ok")
     monkeypatch.setattr(health, "check_celery", lambda: "ok")
+    monkeypatch.setattr(health, "check_beat", lambda: "ok")
     res = api.get("/healthz")
     assert res.status_code == 200
-    assert res.json() == {"database": "ok", "redis": "ok", "celery": "ok"}
+    assert res.json() == {"database": "ok", "redis": "ok", "celery": "ok", "beat": "ok"}
 
 
 @pytest.mark.django_db

@@ -1,7 +1,12 @@
 """Settings shared by every environment, all read from the environment (django-environ).
 
 Variables (README.md lists them): DATABASE_URL, REDIS_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS,
-CSRF_TRUSTED_ORIGINS, PUBLIC_URL, AWAY_GRACE_SECONDS, CELERY_TASK_ALWAYS_EAGER.
+CSRF_TRUSTED_ORIGINS, PUBLIC_URL, AWAY_GRACE_SECONDS, CELERY_TASK_ALWAYS_EAGER, DATABASE_POOL,
+DATABASE_POOL_MAX_SIZE, DATABASE_POOL_MIN_SIZE, DATABASE_POOL_TIMEOUT, CONN_MAX_AGE, LOG_FORMAT, LOG_LEVEL.
+
+No ``.env`` file is read: the environment is the process's own. ``.env`` is docker compose's (its
+``env_file``), whose hosts (``postgres``, ``redis``) exist only inside compose; reading it here made
+``make run`` and ``make test`` fail once an operator had copied ``.env.example`` (issue 15).
 """
 
 from pathlib import Path
@@ -11,7 +16,6 @@ import environ
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 env = environ.Env()
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG = env.bool("DEBUG", default=False)
 SECRET_KEY = env("SECRET_KEY", default="insecure-development-key-change-me")
@@ -30,6 +34,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and ReDoc served from our own static files, no CDN
     "channels",
     "auditlog",
     "accounts",
@@ -60,7 +65,7 @@ WSGI_APPLICATION = None
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        "DIRS": [BASE_DIR / "config" / "templates"],  # api_docs/: the ReDoc page without third-party fonts
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -72,14 +77,30 @@ TEMPLATES = [
     },
 ]
 
+
+
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'var' / 'db.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (server, worker, beat) share the file: wait for locks instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {}).update({"timeout": 20, "transaction_mode": "IMMEDIATE"})
+elif env.bool("DATABASE_POOL", default=True):
+    # Persistent connections through psycopg's pool (Django 5.1+): under ASGI each request runs its sync
+    # code in a thread of its own (asgiref's thread-sensitive context), so CONN_MAX_AGE > 0 would leave one
+    # open connection behind per thread (bench/README.md "Server": 16 concurrent games exhausted
+    # PostgreSQL's 100 connections); a pool hands a connection back when the request ends and caps the
+    # process at DATABASE_POOL_MAX_SIZE, the others waiting up to DATABASE_POOL_TIMEOUT seconds.
+    # README.md "Serving" has the history. The pool needs CONN_MAX_AGE 0.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True  # the pool checks a connection before lending it
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": env.int("DATABASE_POOL_MIN_SIZE", default=1),
+        "max_size": env.int("DATABASE_POOL_MAX_SIZE", default=10),
+        "timeout": env.float("DATABASE_POOL_TIMEOUT", default=10.0),
+        "max_idle": 300.0,
+    }
 else:
-    # 0: under ASGI every request runs in a worker thread that would keep its own persistent connection
-    # (bench/README.md "Server": 16 concurrent games exhausted PostgreSQL's 100 connections at 60).
+    # No pool (Celery processes, where one thread per process keeps one connection): CONN_MAX_AGE seconds.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
@@ -157,6 +178,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Play Chinchirorin and Chinchón with friends; CPU seats fill in. See API.md.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The docs pages load Swagger UI and ReDoc from drf-spectacular-sidecar's static files (WhiteNoise),
+    # so /api/docs/ and /api/redoc/ work offline and their versions are pinned by the package.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {},
 }
@@ -186,11 +212,25 @@ CELERY_BEAT_SCHEDULE: dict = {
 # Seconds a seat whose last socket closed stays present before the CPU plays for it (DESIGN.md).
 AWAY_GRACE_SECONDS = env.float("AWAY_GRACE_SECONDS", default=10.0)
 
+# LOG_FORMAT: "plain" (default) or "json" (one JSON object a line; game lines carry game_id and seq).
+LOG_FORMAT = env("LOG_FORMAT", default="plain")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"redact_tokens": {"()": "config.logfilters.RedactTokens"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {"()": "pythonjsonlogger.json.JsonFormatter",
+                 "format": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s",
+                 "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"}},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "json" if LOG_FORMAT == "json" else "plain",
+                             "filters": ["redact_tokens"]}},
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        # Django's own console handler (DEBUG only) would print every django.* line a second time through
+        # the root handler: the root prints them once.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "django.db.backends": {"level": "WARNING"},
+    },
 }

@@ -76,6 +76,8 @@ def live_stack(tmp_path):
                 raise AssertionError(f"the server or worker did not start ({last}):\n" + "\n".join(
                     (tmp_path / f"{n}.log").read_text()[-2000:] for n in logs))
             time.sleep(0.3)
+        # The health polls answered 503 until the worker was up: an answer, not an ERROR line (issue 15).
+        assert "ERROR" not in (tmp_path / "server.log").read_text()
         yield url
     finally:
         for p in procs:

@@ -1,0 +1,63 @@
+"""The ASGI server as ``make run``, docker compose and the image start it: ``python -m config.web``.
+
+uvicorn with as many worker processes as this machine has cores for us (``os.sched_getaffinity``; the
+``WEB_CONCURRENCY`` variable overrides), on ``HOST``:``PORT`` (default 127.0.0.1:8000), lifespan off,
+logging as ``config/uvicorn_logging.json`` (``LOG_FORMAT=json``: one JSON object a line). Tokens in
+socket URLs are redacted from every line (``config.logfilters.RedactTokens``).
+"""
+
+import json
+import os
+from pathlib import Path
+
+CONFIG_DIR = Path(__file__).resolve().parent
+
+
+def cores() -> int:
+    """CPU cores this process may run on (a container's cpuset included), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def log_config(log_format: str) -> dict:
+    """uvicorn's logging dict: the plain one, or the same handlers with a JSON formatter."""
+    config = json.loads((CONFIG_DIR / "uvicorn_logging.json").read_text())
+    if log_format == "json":
+        for name in config["formatters"]:
+            config["formatters"][name] = {
+                "()": "pythonjsonlogger.json.JsonFormatter",
+                "format": "%(asctime)s %(levelname)s %(name)s %(process)d %(message)s",
+                "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+            }
+    return config
+
+
+def web_options(environ: dict) -> dict:
+    """Keyword arguments of ``uvicorn.run`` from the environment (see the module docstring)."""
+    workers = int(environ.get("WEB_CONCURRENCY") or 0) or cores()
+    return {
+        "host": environ.get("HOST", "127.0.0.1"),
+        "port": int(environ.get("PORT", "8000")),
+        "workers": workers,
+        "lifespan": "off",
+        "log_config": log_config(environ.get("LOG_FORMAT", "plain")),
+        "access_log": environ.get("ACCESS_LOG", "true").lower() not in ("0", "false", "no", "off"),
+        "proxy_headers": True,
+        "forwarded_allow_ips": environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
+    }
+
+
+def main() -> None:
+    import uvicorn
+
+    options = web_options(dict(os.environ))
+    multiproc = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if multiproc:
+        Path(multiproc).mkdir(parents=True, exist_ok=True)
+    uvicorn.run("config.asgi:application", **options)
+
+
+if __name__ == "__main__":
+    main()
