@@ -29,6 +29,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from config import metrics
 from config.errors import ApiError
 from games import events as game_events
 from games import selectors
@@ -38,6 +39,12 @@ from games.engine.registry import GAMES, get_engine
 from games.models import Game, GameAction, GamePlayer, SweepHeartbeat
 
 log = logging.getLogger(__name__)
+
+
+def _log(game: Game) -> logging.LoggerAdapter:
+    """The module's logger for lines about ``game``: each record carries ``game_id`` and ``seq`` (fields of
+    the JSON log lines, LOG_FORMAT=json)."""
+    return logging.LoggerAdapter(log, {"game_id": game.pk, "seq": game.seq})
 
 TURN_SECONDS = (30, 60)
 REENTRY_SECONDS = 60  # a re-entry window closes after this even with no turn_seconds
@@ -107,6 +114,7 @@ class _Ctx:
     presence: set[int] = field(default_factory=set)  # seats whose presence changed
     finished: bool = False
     rearm: bool = True
+    applied: list[str] = field(default_factory=list)  # ``by`` of each action applied (config.metrics)
 
 
 def _lock(game_id: int) -> _Ctx:
@@ -219,6 +227,7 @@ def _transition(ctx: _Ctx, seat: int | None, action: dict, by: str, user=None, a
     row = GameAction.objects.create(game=game, seq=new_seq, seat=seat, by=by, user=user, action=action,
                                     events=events, action_id=action_id)
     ctx.seqs[new_seq] = events
+    ctx.applied.append(by)
     return row
 
 
@@ -232,8 +241,10 @@ def _save(ctx: _Ctx) -> None:
     presence = sorted(ctx.presence)
     finished = ctx.finished
     rearm = ctx.rearm
+    applied = list(ctx.applied)
 
     def after_commit() -> None:
+        metrics.actions_applied(game.game, applied)
         if seqs or presence:
             game_events.broadcast_game(game, seqs)
         for seat in presence:
@@ -265,7 +276,7 @@ def arm_timers(game: Game) -> None:
             tasks.bot_play.apply_async((game.pk, game.seq),
                                        countdown=max(0.0, (game.bot_due_at - now).total_seconds()))
     except Exception:  # the broker is down: the sweeper acts once it is back
-        log.exception("could not arm timers for game %s", game.pk)
+        _log(game).exception("could not arm timers for game %s", game.pk)
 
 
 def _rearm_on_commit(game: Game) -> None:
@@ -302,9 +313,9 @@ def _policy_action(ctx: _Ctx, seat: int) -> dict:
             choice = bots.choose(view, legal, level, rng)
         if choice in legal or choice in ctx.engine.other_actions(ctx.state, seat):
             return dict(choice)
-        log.warning("game %s: CPU policy offered %r, not a legal action", ctx.game.pk, choice)
+        _log(ctx.game).warning("game %s: CPU policy offered %r, not a legal action", ctx.game.pk, choice)
     except Exception:
-        log.exception("game %s: CPU policy failed; using the default action", ctx.game.pk)
+        _log(ctx.game).exception("game %s: CPU policy failed; using the default action", ctx.game.pk)
     return ctx.engine.default_action(ctx.state, seat)
 
 
@@ -315,7 +326,7 @@ def _act_for(ctx: _Ctx, seat: int, by: str, now: datetime) -> bool:
         action = _policy_action(ctx, seat) if by == BY_CPU else ctx.engine.default_action(ctx.state, seat)
         _transition(ctx, seat, action, by, now=now)
     except (NotYourTurn, IllegalAction, InvalidAction):
-        log.exception("game %s: could not act for seat %s", ctx.game.pk, seat)
+        _log(ctx.game).exception("game %s: could not act for seat %s", ctx.game.pk, seat)
         return False
     return True
 
@@ -536,10 +547,11 @@ def game_handle_timeout(*, game_id: int, seq: int, heartbeat: datetime | None | 
         game = ctx.game
         if hb is not None and (game.deadline - hb).total_seconds() > OUTAGE_SECONDS:
             secs = _window_seconds(game, _is_reentry(ctx)) or 0
-            log.warning("game %s: deadline missed during an outage; renewed by %ss", game.pk, secs)
+            _log(game).warning("game %s: deadline missed during an outage; renewed by %ss", game.pk, secs)
             game.deadline = now + timedelta(seconds=secs)
             _save(ctx)
             return True
+        metrics.timer_fired(game.game, (now - game.deadline).total_seconds())
         window = game.window
         for seat in list(ctx.engine.awaiting(ctx.state)):
             if game.status != Game.PLAYING or game.window != window:
@@ -608,7 +620,8 @@ def game_sweep(*, now: datetime | None = None) -> dict:
             if fn(**kwargs):
                 counts[key] += 1
         except Exception:
-            log.exception("sweep: %s(%s) failed", fn.__name__, kwargs)
+            log.exception("sweep: %s(%s) failed", fn.__name__, kwargs, extra={"game_id": kwargs.get("game_id"),
+                                                                              "seq": kwargs.get("seq")})
 
     playing = Game.objects.filter(status=Game.PLAYING)
     for gid, seq in playing.filter(deadline__lte=now).values_list("id", "seq"):
@@ -677,7 +690,7 @@ def game_set_connected(*, game_id: int, seat: int, connected: bool) -> None:
         _save(ctx)
         if not connected and ctx.game.status == Game.PLAYING:
             grace = float(getattr(settings, "AWAY_GRACE_SECONDS", 10.0))
-            game_pk, since = ctx.game.pk, now
+            game_pk, since, glog = ctx.game.pk, now, _log(ctx.game)
 
             def arm_away() -> None:
                 from config.celery_app import app
@@ -688,7 +701,7 @@ def game_set_connected(*, game_id: int, seat: int, connected: bool) -> None:
                 try:
                     tasks.mark_away.apply_async((game_pk, seat, since.isoformat()), countdown=grace)
                 except Exception:
-                    log.exception("could not arm mark_away for game %s seat %s", game_pk, seat)
+                    glog.exception("could not arm mark_away for game %s seat %s", game_pk, seat)
 
             transaction.on_commit(arm_away)
 

@@ -39,6 +39,7 @@ from rest_framework import exceptions
 from rest_framework.authtoken.models import Token
 
 from accounts.sanctions import CLOSE_CODES, CLOSE_SIGNED_OUT, user_group, user_standing
+from config import metrics
 from config.errors import ApiError, validation_body
 from config.parsers import loads_strict
 from games import selectors as games_selectors
@@ -190,6 +191,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_NOT_A_PLAYER)
             return
         self.counted = True
+        metrics.OPEN_SOCKETS.inc()
         room_msg, game_msg = await database_sync_to_async(_snapshot)(self.room_id, self.seat)
         await self.send_json(room_msg)
         if game_msg is not None and self.counted:
@@ -210,6 +212,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             self.watchdog = None
         if self.counted:
             self.counted = False
+            metrics.OPEN_SOCKETS.dec()
             try:
                 await database_sync_to_async(services.room_socket_closed)(
                     room_id=self.room_id, user_id=self.user.pk, seat=self.seat)

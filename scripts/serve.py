@@ -7,11 +7,13 @@ free local port and stopped on exit. Without DATABASE_URL Django's settings use 
 
 The server is ``python -m config.web`` (uvicorn, one worker process per core; WEB_CONCURRENCY
 overrides), with psycopg's connection pool on PostgreSQL; the Celery worker and beat use plain persistent
-connections instead (``DATABASE_POOL=false``, ``CONN_MAX_AGE=60``).
+connections instead (``DATABASE_POOL=false``, ``CONN_MAX_AGE=60``). Prometheus metrics of all of them
+collect in ``var/prometheus`` (emptied at start); without METRICS_TOKEN a random one is made and printed.
 Every process started here is stopped when this script is stopped.
 """
 
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -155,6 +157,11 @@ def main() -> int:
         log(f"cannot listen on {host}:{port}: {taken}. Another server is there; stop it or choose another "
             f"port, e.g. PORT={port + 1} make run")
         return 2
+    metrics_dir = VAR / "prometheus"
+    shutil.rmtree(metrics_dir, ignore_errors=True)
+    metrics_dir.mkdir(parents=True)
+    env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
+    env.setdefault("METRICS_TOKEN", secrets.token_urlsafe(24))
     sup = Supervisor()
     signal.signal(signal.SIGTERM, sup.stop)
     signal.signal(signal.SIGINT, sup.stop)
@@ -190,6 +197,7 @@ def main() -> int:
         base = f"http://{host}:{port}"
         log(f"ready: point your client at {base}/  (API docs: {base}/api/docs/, WebSocket: "
             f"ws://{host}:{port}/ws/rooms/<code>/, health: {base}/healthz)")
+        log(f"metrics: curl -H 'Authorization: Bearer {env['METRICS_TOKEN']}' {base}/metrics")
         while not sup.stopping:
             for name, proc in sup.children:
                 if proc.poll() is not None and not sup.stopping:

@@ -2,7 +2,7 @@
 
 Variables (README.md lists them): DATABASE_URL, REDIS_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS,
 CSRF_TRUSTED_ORIGINS, PUBLIC_URL, AWAY_GRACE_SECONDS, CELERY_TASK_ALWAYS_EAGER, DATABASE_POOL,
-DATABASE_POOL_MAX_SIZE, DATABASE_POOL_MIN_SIZE, DATABASE_POOL_TIMEOUT, CONN_MAX_AGE, LOG_FORMAT, LOG_LEVEL.
+DATABASE_POOL_MAX_SIZE, DATABASE_POOL_MIN_SIZE, DATABASE_POOL_TIMEOUT, CONN_MAX_AGE, LOG_FORMAT, LOG_LEVEL, METRICS_TOKEN.
 
 No ``.env`` file is read: the environment is the process's own. ``.env`` is docker compose's (its
 ``env_file``), whose hosts (``postgres``, ``redis``) exist only inside compose; reading it here made
@@ -45,6 +45,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.metrics.MetricsMiddleware",  # first: counts and times every answer (GET /metrics)
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.BodySizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -211,6 +212,10 @@ CELERY_BEAT_SCHEDULE: dict = {
 
 # Seconds a seat whose last socket closed stays present before the CPU plays for it (DESIGN.md).
 AWAY_GRACE_SECONDS = env.float("AWAY_GRACE_SECONDS", default=10.0)
+
+# Prometheus metrics (config/metrics.py): GET /metrics with "Authorization: Bearer <METRICS_TOKEN>";
+# without METRICS_TOKEN the endpoint is off (404). Multi-process: PROMETHEUS_MULTIPROC_DIR (README.md).
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
 
 # LOG_FORMAT: "plain" (default) or "json" (one JSON object a line; game lines carry game_id and seq).
 LOG_FORMAT = env("LOG_FORMAT", default="plain")
