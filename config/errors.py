@@ -38,6 +38,12 @@ class ApiError(exceptions.APIException):
         return out
 
 
+def invalid_field(field: str, message: str) -> ApiError:
+    """A 400 ``invalid`` naming one field: ``{"code": "invalid", "detail": "<field>: <message>", "fields":
+    {field: [message]}}``."""
+    return ApiError("invalid", f"{field}: {message}", 400, fields={field: [message]})
+
+
 _STATUS_CODES = {
     status.HTTP_400_BAD_REQUEST: "invalid",
     status.HTTP_401_UNAUTHORIZED: "not_authenticated",

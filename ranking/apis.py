@@ -4,11 +4,14 @@ selectors.
 - ``GET /api/friends`` -> ``{friends: [{player, since, source}], incoming: [{player, at}], outgoing: [...]}``
 - ``POST /api/friends {user_id}`` -> 201 ``{status: "requested"|"friends", player}`` when something
   changed (a request sent, or one from that user accepted), 200 when already so; 400 ``invalid`` for
-  oneself, 404 ``not_found`` for an unknown user.
+  oneself, 404 ``not_found`` for an unknown user. ``POST /api/friends {code}`` (a friend code) -> 201
+  ``{status: "friends", player}`` at once (200 when already friends); 404 for an unknown code.
+- ``GET /api/me/friend-code`` -> ``{code, url}``; ``POST`` renews it (201).
+- ``GET /api/users?search=`` -> up to 20 ``user`` (``{id, username, display_name, is_guest}``).
 - ``DELETE /api/friends {user_id}`` (or ``?user_id=``) -> 204: removes the friend, cancels the caller's
   request or declines theirs; idempotent.
 - ``GET /api/queue`` -> ``{status, game, seats, room, queued_at, expires_at}``.
-- ``POST /api/queue {game, seats}`` -> 201 the same (``waiting``, or ``matched`` with ``room``); guests
+- ``POST /api/queue {game, seats, preset?, style?}`` -> 201 the same (``waiting``, or ``matched`` with ``room``); guests
   403 ``registration_required``.
 - ``DELETE /api/queue`` -> 204.
 - ``GET /api/leaderboard?game=&scope=all|friends&page=`` -> ``{count, next, previous, results: [{rank,
@@ -21,6 +24,7 @@ selectors.
   game_id}]``.
 """
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -29,6 +33,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.serializers import UserSerializer
 from config.errors import ApiError
 from config.schema import ACCEPT_LANGUAGE, errors
 from ranking import selectors, services
@@ -37,13 +42,16 @@ from ranking.serializers import (
     AchievementEntrySerializer,
     AchievementProgressSerializer,
     AwardSerializer,
+    FriendAddSerializer,
     FriendAnswerSerializer,
+    FriendCodeSerializer,
     FriendsSerializer,
     FriendTargetSerializer,
     LeaderboardQuerySerializer,
     LeaderboardRowSerializer,
     QueueJoinSerializer,
     QueueStatusSerializer,
+    UserSearchQuerySerializer,
     UserStatsSerializer,
     XpLeaderboardQuerySerializer,
     XpLeaderboardRowSerializer,
@@ -65,13 +73,19 @@ class FriendsApi(APIView):
     def get(self, request):
         return Response(FriendsSerializer(selectors.friends_for_user(request.user)).data)
 
-    @extend_schema(request=FriendTargetSerializer, responses={200: FriendAnswerSerializer, 201: FriendAnswerSerializer},
+    @extend_schema(request=FriendAddSerializer, responses={200: FriendAnswerSerializer, 201: FriendAnswerSerializer,
+                                                           **errors(400, 401, 404)},
                    operation_id="friends_add")
     def post(self, request):
-        ser = FriendTargetSerializer(data=request.data)
+        ser = FriendAddSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        result, changed = services.friend_request_send(user=request.user, to_user_id=ser.validated_data["user_id"])
-        other = get_user_model().objects.get(id=ser.validated_data["user_id"])
+        if "code" in ser.validated_data:
+            other, changed = services.friend_add_by_code(user=request.user, code=ser.validated_data["code"])
+            result = "friends"
+        else:
+            result, changed = services.friend_request_send(user=request.user,
+                                                           to_user_id=ser.validated_data["user_id"])
+            other = get_user_model().objects.get(id=ser.validated_data["user_id"])
         body = {"status": result, "player": selectors.player_of(other)}
         return Response(FriendAnswerSerializer(body).data, status=status.HTTP_201_CREATED if changed else 200)
 
@@ -83,6 +97,37 @@ class FriendsApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+def _friend_code_body(row) -> dict:
+    return {"code": row.code, "url": f"{settings.PUBLIC_URL}/friend/{row.code}"}
+
+
+class FriendCodeApi(APIView):
+    """The caller's friend code and link: whoever uses it (``POST /api/friends {code}``) becomes a friend at
+    once. ``POST`` renews it (the old code stops working)."""
+
+    @extend_schema(responses={200: FriendCodeSerializer, **errors(401)}, operation_id="friend_code_get")
+    def get(self, request):
+        return Response(_friend_code_body(services.friend_code_get(user=request.user)))
+
+    @extend_schema(request=None, responses={201: FriendCodeSerializer, **errors(401)},
+                   operation_id="friend_code_renew")
+    def post(self, request):
+        row = services.friend_code_get(user=request.user, renew=True)
+        return Response(_friend_code_body(row), status=status.HTTP_201_CREATED)
+
+
+class UsersSearchApi(APIView):
+    """Find players to befriend by username or display name (``?search=``, 1-50 characters)."""
+
+    @extend_schema(parameters=[UserSearchQuerySerializer],
+                   responses={200: UserSerializer(many=True), **errors(400, 401)}, operation_id="users_search")
+    def get(self, request):
+        q = UserSearchQuerySerializer(data=request.query_params)
+        q.is_valid(raise_exception=True)
+        found = selectors.users_search(text=q.validated_data["search"], user=request.user)
+        return Response(UserSerializer(found, many=True).data)
+
+
 class QueueApi(APIView):
     """The ranked queue among friends: join, look, leave."""
 
@@ -90,7 +135,8 @@ class QueueApi(APIView):
     def get(self, request):
         return Response(QueueStatusSerializer(selectors.queue_status(request.user)).data)
 
-    @extend_schema(request=QueueJoinSerializer, responses={201: QueueStatusSerializer}, operation_id="queue_join")
+    @extend_schema(request=QueueJoinSerializer, responses={201: QueueStatusSerializer, **errors(400, 401, 403)},
+                   operation_id="queue_join")
     def post(self, request):
         if getattr(request.user, "is_guest", False):
             raise ApiError("registration_required", "Ranked play needs a registered account.", 403)

@@ -84,6 +84,8 @@ class FriendRequest(models.Model):
 class QueueEntry(models.Model):
     """A user's place in the ranked queue among friends (one entry per user at most).
 
+    ``preset`` (chinchón) / ``style`` (chinchirorin): the rules asked for ("" for the default); entries
+    match only entries of the same game, seats, preset and style.
     ``status``: ``waiting`` until matched (then ``matched`` with ``room_code``). A waiting entry past
     ``expires_at`` is expired: never matched, shown as ``expired``, deleted by the cleanup task.
     """
@@ -95,6 +97,9 @@ class QueueEntry(models.Model):
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_entry")
     game = models.CharField(max_length=16, choices=GAME_CHOICES)
     seats = models.PositiveSmallIntegerField()
+    # the rules asked for: chinchón's preset, chinchirorin's style (entries match only the same ones)
+    preset = models.CharField(max_length=16, blank=True, default="")
+    style = models.CharField(max_length=16, blank=True, default="")
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.WAITING)
     room_code = models.CharField(max_length=8, blank=True, default="")
     created_at = models.DateTimeField()
@@ -221,3 +226,15 @@ class XpGrant(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} +{self.amount} XP ({self.reason} {self.ref})"
+
+
+class FriendCode(models.Model):
+    """A user's friend code (made on first use): anyone holding it (or its link ``PUBLIC_URL/friend/<code>``)
+    becomes the user's friend with ``POST /api/friends {code}``. Renewing it makes the old one stop working."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="friend_code")
+    code = models.CharField(max_length=16, unique=True)
+    created_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.code}"

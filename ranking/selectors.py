@@ -58,20 +58,42 @@ def friends_for_user(user) -> dict:
     return {"friends": friends, "incoming": incoming, "outgoing": outgoing}
 
 
+USER_SEARCH_LIMIT = 20
+
+
+def users_search(*, text: str, user) -> list:
+    """``GET /api/users?search=``: up to 20 active users other than ``user`` whose display name contains
+    ``text``, or (registered users) whose username does, case-insensitive; an exact username or display
+    name first, then names starting with ``text``, then the rest, each by display name."""
+    from django.contrib.auth import get_user_model
+    from django.db.models import Case, IntegerField, Value, When
+
+    text = text.strip()
+    match = Q(display_name__icontains=text) | Q(username__icontains=text, is_guest=False)
+    order = Case(
+        When(Q(username__iexact=text, is_guest=False) | Q(display_name__iexact=text), then=Value(0)),
+        When(Q(display_name__istartswith=text) | Q(username__istartswith=text, is_guest=False), then=Value(1)),
+        default=Value(2), output_field=IntegerField())
+    return list(get_user_model().objects.filter(match, is_active=True).exclude(pk=user.pk)
+                .annotate(_order=order).order_by("_order", "display_name", "pk")[:USER_SEARCH_LIMIT])
+
+
 # ---------------------------------------------------------------------------------------------------- queue
 def queue_status(user, *, now=None) -> dict:
-    """``GET /api/queue``: ``{"status": "none"|"waiting"|"matched"|"expired", "game", "seats", "room",
-    "queued_at", "expires_at"}`` (``room``: the room code once matched, else null)."""
+    """``GET /api/queue``: ``{"status": "none"|"waiting"|"matched"|"expired", "game", "seats", "preset",
+    "style", "room", "queued_at", "expires_at"}`` (``preset``/``style``: asked for, else null; ``room``:
+    the room code once matched, else null)."""
     now = now or timezone.now()
     entry = QueueEntry.objects.filter(user=user).first()
     if entry is None:
-        return {"status": "none", "game": None, "seats": None, "room": None, "queued_at": None,
-                "expires_at": None}
+        return {"status": "none", "game": None, "seats": None, "preset": None, "style": None, "room": None,
+                "queued_at": None, "expires_at": None}
     status = entry.status
     if status == QueueEntry.Status.WAITING and entry.expires_at <= now:
         status = "expired"
-    return {"status": status, "game": entry.game, "seats": entry.seats, "room": entry.room_code or None,
-            "queued_at": entry.created_at, "expires_at": entry.expires_at}
+    return {"status": status, "game": entry.game, "seats": entry.seats, "preset": entry.preset or None,
+            "style": entry.style or None, "room": entry.room_code or None, "queued_at": entry.created_at,
+            "expires_at": entry.expires_at}
 
 
 # ---------------------------------------------------------------------------------------------- leaderboard

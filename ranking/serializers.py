@@ -1,5 +1,6 @@
 """Serializers of the ranking API (API.md "Ratings and people"): request bodies and answer shapes."""
 
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -19,9 +20,30 @@ class PlayerRefSerializer(serializers.Serializer):
 
 # -------------------------------------------------------------------------------------------------- friends
 class FriendTargetSerializer(serializers.Serializer):
-    """Body of ``POST``/``DELETE /api/friends``: ``{user_id}``."""
+    """Body of ``DELETE /api/friends``: ``{user_id}``."""
 
     user_id = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+
+
+class FriendAddSerializer(serializers.Serializer):
+    """Body of ``POST /api/friends``: exactly one of ``user_id`` (sends a friend request, or accepts theirs)
+    and ``code`` (a friend code: friends at once)."""
+
+    user_id = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False)
+    code = serializers.CharField(min_length=1, max_length=16, required=False,
+                                 help_text="A friend code (GET /api/me/friend-code), any case.")
+
+    def validate(self, attrs):
+        if len(attrs) != 1:
+            raise serializers.ValidationError(gettext_lazy("Send exactly one of user_id, code."))
+        return attrs
+
+
+class FriendCodeSerializer(serializers.Serializer):
+    """``GET``/``POST /api/me/friend-code``: ``{code, url}``; ``url`` = ``PUBLIC_URL/friend/<code>``."""
+
+    code = serializers.CharField()
+    url = serializers.CharField()
 
 
 class FriendSerializer(serializers.Serializer):
@@ -54,16 +76,27 @@ class FriendAnswerSerializer(serializers.Serializer):
     player = PlayerRefSerializer()
 
 
+class UserSearchQuerySerializer(serializers.Serializer):
+    """Query of ``GET /api/users``: ``search`` (1-50 characters, matched in usernames and display names)."""
+
+    search = serializers.CharField(min_length=1, max_length=50)
+
+
 # ---------------------------------------------------------------------------------------------------- queue
 class QueueJoinSerializer(serializers.Serializer):
-    """Body of ``POST /api/queue``: ``{game, seats}`` (seats within the game's range, default rules)."""
+    """Body of ``POST /api/queue``: ``{game, seats, preset?, style?}`` (seats within the range of the game
+    and preset; ``preset`` for chinchón, ``style`` for chinchirorin; defaults otherwise)."""
 
     game = serializers.ChoiceField(choices=list(GAMES))
     seats = serializers.IntegerField()
+    preset = serializers.CharField(required=False, allow_blank=True, max_length=16,
+                                   help_text="Chinchón: standard (default), traditional or wild_ace.")
+    style = serializers.CharField(required=False, allow_blank=True, max_length=16,
+                                  help_text="Chinchirorin: streamer (default) or common.")
 
 
 class QueueStatusSerializer(serializers.Serializer):
-    """``GET``/``POST /api/queue``: ``{status, game, seats, room, queued_at, expires_at}``.
+    """``GET``/``POST /api/queue``: ``{status, game, seats, preset, style, room, queued_at, expires_at}``.
 
     ``status``: ``none`` (not queued), ``waiting``, ``matched`` (``room`` is the room code), ``expired``.
     """
@@ -71,6 +104,8 @@ class QueueStatusSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=["none", "waiting", "matched", "expired"])
     game = serializers.CharField(allow_null=True)
     seats = serializers.IntegerField(allow_null=True)
+    preset = serializers.CharField(allow_null=True)
+    style = serializers.CharField(allow_null=True)
     room = serializers.CharField(allow_null=True)
     queued_at = DateTimeMsField(allow_null=True)
     expires_at = DateTimeMsField(allow_null=True)

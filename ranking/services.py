@@ -16,6 +16,7 @@ Errors are :class:`config.errors.ApiError` in the API.md shape. Live messages go
 from __future__ import annotations
 
 import logging
+import secrets
 import zlib
 from datetime import timedelta
 
@@ -24,9 +25,10 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from accounts.sanctions import user_group
-from config.errors import ApiError
+from config.errors import ApiError, invalid_field
 from games.events import group_send
 from ranking.models import START_RATING, FriendRequest, Friendship, QueueEntry, Rating
 from ranking.selectors import GAMES, friend_ids
@@ -35,6 +37,8 @@ logger = logging.getLogger(__name__)
 
 QUEUE_TTL = timedelta(seconds=getattr(settings, "RANKING_QUEUE_TTL_SECONDS", 600))
 """How long a queue entry waits for a match before it expires (default 10 minutes)."""
+
+FRIEND_CODE_LENGTH = 8
 
 QUEUE_TURN_SECONDS = 60
 """Turn length of rooms made by the queue (API.md: default rules, 60 s turns)."""
@@ -116,6 +120,50 @@ def friend_remove(*, user, other_user_id: int) -> bool:
     return bool(n1 or n2)
 
 
+def friend_code_get(*, user, renew: bool = False):
+    """The caller's :class:`~ranking.models.FriendCode`, made on first use; ``renew``: a new code (the old
+    one stops working). Codes are 8 characters of the room-code alphabet (no look-alikes)."""
+    from ranking.models import FriendCode
+    from rooms.models import CODE_ALPHABET
+
+    def fresh() -> str:
+        return "".join(secrets.choice(CODE_ALPHABET) for _ in range(FRIEND_CODE_LENGTH))
+
+    row = FriendCode.objects.filter(user=user).first()
+    if row is not None and not renew:
+        return row
+    for _ in range(10):
+        try:
+            with transaction.atomic():
+                if row is None:
+                    return FriendCode.objects.create(user=user, code=fresh())
+                row.code = fresh()
+                row.save(update_fields=["code", "created_at"])
+                return row
+        except IntegrityError:  # a code in use (or a concurrent first use): try again
+            row = FriendCode.objects.filter(user=user).first()
+            if row is not None and not renew:
+                return row
+    raise ApiError("server_busy", "Could not allocate a friend code; try again.", 503)  # pragma: no cover
+
+
+@transaction.atomic
+def friend_add_by_code(*, user, code: str):
+    """``POST /api/friends {code}``: become friends at once with the holder of friend code ``code`` (any
+    case; source ``invite``: the code was shared to be used). Returns ``(other user, changed)``. Raises 404
+    ``not_found`` (no such code, or its holder is not active), 400 ``invalid`` naming ``code`` (one's own).
+    """
+    from ranking.models import FriendCode
+
+    row = FriendCode.objects.filter(code=str(code).upper(), user__is_active=True).select_related("user").first()
+    if row is None:
+        raise ApiError("not_found", gettext("No such friend code."), 404)
+    if row.user_id == user.id:
+        raise invalid_field("code", gettext("That is your own friend code."))
+    changed = friendship_make(user_a_id=user.id, user_b_id=row.user_id, source=Friendship.Source.INVITE)
+    return row.user, changed
+
+
 def on_room_joined(*, room_id=None, user_id=None, host_id=None) -> None:
     """``rooms.signals.room_joined`` handler: joining a room by its code makes joiner and host friends.
 
@@ -146,43 +194,50 @@ def _ratings(game: str, user_ids) -> dict[int, int]:
     return out
 
 
-def seat_range(game: str) -> tuple[int, int]:
-    """The seat counts a queue room of ``game`` may have with the default rules (engine's SEAT_RANGE)."""
-    try:
-        from games.engine.registry import get_engine
-
-        return tuple(get_engine(game).SEAT_RANGE({}))  # type: ignore[return-value]
-    except Exception:  # noqa: BLE001 - engine not there yet: the rules files' ranges
-        return (2, 8) if game == "chinchirorin" else (2, 4)
+def queue_rules(*, game: str, preset: str = "", style: str = "") -> dict:
+    """The room rules a queue entry asks for: ``{"preset": ...}`` (chinchón) or ``{"style": ...}``
+    (chinchirorin), ``{}`` for the defaults."""
+    return {k: v for k, v in (("preset", preset), ("style", style)) if v}
 
 
 @transaction.atomic
-def queue_join(*, user, game: str, seats: int) -> QueueEntry:
-    """``POST /api/queue``: put the caller in the ranked queue for ``game`` with ``seats`` seats.
+def queue_join(*, user, game: str, seats: int, preset: str = "", style: str = "") -> QueueEntry:
+    """``POST /api/queue``: put the caller in the ranked queue for ``game`` with ``seats`` seats and the
+    rules asked for: ``preset`` (chinchón: standard, traditional, wild_ace) or ``style`` (chinchirorin:
+    streamer, common); "" takes the default.
 
     Replaces any earlier entry of the caller. If at least ``seats - 1`` friends of the caller are waiting
-    for the same game and seat count, the closest in rating to the caller (then the longest waiting) are
-    matched with it at once: a ranked room is made by ``rooms.services.room_create_ranked_for_queue``,
-    every entry becomes ``matched`` with the room code, and each player's sockets get (after commit)
-    ``{"type": "queue.matched", "payload": {"type": "queue", "status": "matched", "room": code}}`` on the
-    group :func:`user_group`. Raises 403 ``registration_required`` for a guest; 400 ``invalid`` naming
-    ``game``/``seats``.
+    for the same game, seat count, preset and style, the closest in rating to the caller (then the longest
+    waiting) are matched with it at once: a ranked room with those rules and 60 s turns is made by
+    ``rooms.services.room_create_ranked_for_queue``, every entry becomes ``matched`` with the room code,
+    and each player's sockets get (after commit) ``{"type": "queue.matched", "payload": {"type": "queue",
+    "status": "matched", "room": code}}`` on the group :func:`user_group`. Raises 403
+    ``registration_required`` for a guest; 400 ``invalid`` naming ``game``, ``seats``, ``preset`` or
+    ``style`` (checked by the engine against the game's rules and seat range; ``preset`` only for
+    chinchón, ``style`` only for chinchirorin).
     """
+    from games.engine.errors import InvalidRules
+    from games.engine.registry import get_engine
+
     if getattr(user, "is_guest", False):
-        raise ApiError("registration_required", "Ranked play needs a registered account.", 403)
+        raise ApiError("registration_required", gettext("Ranked play needs a registered account."), 403)
     if game not in GAMES:
-        raise ApiError("invalid", f"game: must be one of {', '.join(GAMES)}.", 400,
-                       fields={"game": [f"Must be one of {', '.join(GAMES)}."]})
-    lo, hi = seat_range(game)
-    if isinstance(seats, bool) or not isinstance(seats, int) or not lo <= seats <= hi:
-        raise ApiError("invalid", f"seats: must be an integer {lo}..{hi}.", 400,
-                       fields={"seats": [f"Must be an integer {lo}..{hi}."]})
+        raise invalid_field("game", gettext("Must be one of {choices}.").format(choices=", ".join(GAMES)))
+    for name, value, owner in (("preset", preset, "chinchon"), ("style", style, "chinchirorin")):
+        if value and game != owner:
+            raise invalid_field(name, gettext("Only for {game}.").format(game=owner))
+    rules = queue_rules(game=game, preset=preset, style=style)
+    try:
+        get_engine(game).validate_rules(rules, seats)
+    except InvalidRules as exc:
+        raise invalid_field(exc.field, gettext(exc.template).format(**exc.params)) from exc
     _queue_lock(game)
     now = timezone.now()
     entry, _ = QueueEntry.objects.update_or_create(
         user=user,
-        defaults={"game": game, "seats": seats, "status": QueueEntry.Status.WAITING, "room_code": "",
-                  "created_at": now, "expires_at": now + QUEUE_TTL, "matched_at": None},
+        defaults={"game": game, "seats": seats, "preset": preset, "style": style,
+                  "status": QueueEntry.Status.WAITING, "room_code": "", "created_at": now,
+                  "expires_at": now + QUEUE_TTL, "matched_at": None},
     )
     _queue_try_match(entry, now=now)
     return entry
@@ -194,7 +249,8 @@ def _queue_try_match(entry: QueueEntry, *, now) -> None:
         return
     candidates = list(
         QueueEntry.objects.select_for_update()
-        .filter(game=entry.game, seats=entry.seats, status=QueueEntry.Status.WAITING, expires_at__gt=now,
+        .filter(game=entry.game, seats=entry.seats, preset=entry.preset, style=entry.style,
+                status=QueueEntry.Status.WAITING, expires_at__gt=now,
                 user_id__in=friends, user__is_active=True, user__is_guest=False)
         .exclude(user_id=entry.user_id)
         .select_related("user")
@@ -208,7 +264,8 @@ def _queue_try_match(entry: QueueEntry, *, now) -> None:
     from rooms.services import room_create_ranked_for_queue
 
     users = [entry.user] + [c.user for c in chosen]
-    room = room_create_ranked_for_queue(game=entry.game, seats=entry.seats, users=users)
+    rules = queue_rules(game=entry.game, preset=entry.preset, style=entry.style)
+    room = room_create_ranked_for_queue(game=entry.game, seats=entry.seats, users=users, rules=rules)
     ids = [u.id for u in users]
     QueueEntry.objects.filter(user_id__in=ids).update(status=QueueEntry.Status.MATCHED, room_code=room.code,
                                                        matched_at=now)

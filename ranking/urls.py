@@ -6,6 +6,8 @@ from ranking import apis
 
 urlpatterns = [
     path("friends", apis.FriendsApi.as_view(), name="friends"),
+    path("me/friend-code", apis.FriendCodeApi.as_view(), name="friend-code"),
+    path("users", apis.UsersSearchApi.as_view(), name="users-search"),
     path("queue", apis.QueueApi.as_view(), name="queue"),
     path("leaderboard", apis.LeaderboardApi.as_view(), name="leaderboard"),
     path("leaderboard/xp", apis.XpLeaderboardApi.as_view(), name="leaderboard-xp"),

@@ -17,7 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts.sanctions import standing_error, user_check_standing, user_mute_status
-from config.errors import ApiError
+from config.errors import ApiError, invalid_field
 from games import services as games_services
 from games.engine.errors import InvalidRules
 from games.engine.registry import get_engine
@@ -68,10 +68,6 @@ def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
-def _invalid(field: str, message: str) -> ApiError:
-    return ApiError("invalid", f"{field}: {message}", 400, fields={field: [message]})
-
-
 def _check_rules(game_name: str, rules: dict, seats: int | str) -> int:
     """Validate ``rules`` for ``seats`` (a count, or ``"auto"``) with the engine and return the room's seat
     rows: ``seats`` itself, or for ``"auto"`` the most seats the rules allow. 400 ``invalid`` naming
@@ -85,9 +81,9 @@ def _check_rules(game_name: str, rules: dict, seats: int | str) -> int:
         return seats
     except InvalidRules as exc:
         field = exc.field if exc.field in ("seats", "rules") else f"rules.{exc.field}"
-        raise _invalid(field, gettext(exc.template).format(**exc.params)) from exc
+        raise invalid_field(field, gettext(exc.template).format(**exc.params)) from exc
     except (TypeError, ValueError) as exc:  # a value of an unexpected JSON type
-        raise _invalid("rules", "Invalid settings.") from exc
+        raise invalid_field("rules", "Invalid settings.") from exc
 
 
 def _lock(code: str) -> tuple[Room, list[Seat]]:
@@ -226,7 +222,7 @@ def room_update(*, code: str, user, data: dict) -> Room:
     seat_count = _check_rules(game, rules, seat_count)
     ranked = data.get("ranked", room.ranked)
     if ranked and any(s.cpu or (s.user is not None and s.user.is_guest) for s in seats):
-        raise _invalid("ranked", "Ranked rooms take registered players only: remove CPU and guest seats.")
+        raise invalid_field("ranked", "Ranked rooms take registered players only: remove CPU and guest seats.")
     if any(not s.is_empty for s in seats[seat_count:]):
         raise ApiError("seat_taken", "An occupied seat would be dropped; empty it first.", 409)
     if "turn_seconds" in data:
@@ -335,7 +331,7 @@ def room_set_cpu(*, code: str, user, seat: int, level: str | None = None) -> Roo
     room, seats = _lock(code)
     _require_host(room, user)
     if not 0 <= seat < len(seats):
-        raise _invalid("seat", f"Seats are 0..{len(seats) - 1}.")
+        raise invalid_field("seat", f"Seats are 0..{len(seats) - 1}.")
     if room.ranked:
         raise ApiError("cpu_not_allowed", "Ranked rooms have no CPU seats.", 409)
     if room.status == RoomStatus.PLAYING:
@@ -364,7 +360,7 @@ def room_clear_seat(*, code: str, user, index: int) -> Room:
         raise ApiError("already_started", "The game is on.", 409)
     target = seats[index]
     if target.user_id == user.pk:
-        raise _invalid("seat", "That is your own seat; leave the room instead.")
+        raise invalid_field("seat", "That is your own seat; leave the room instead.")
     _empty_seat(target)
     target.save()
     _changed(room)
@@ -451,16 +447,18 @@ def room_rematch(*, code: str, user) -> Room:
 
 
 @transaction.atomic
-def room_create_ranked_for_queue(*, game: str, seats: int, users: list) -> Room:
+def room_create_ranked_for_queue(*, game: str, seats: int, users: list, rules: dict | None = None) -> Room:
     """For the ranked queue: a ranked room of ``seats`` seats for ``users`` (registered, in seat order;
-    the first hosts) with the default rules and 60 s turns, its game started.
+    the first hosts) with ``rules`` (default: the defaults; the queue passes a preset or style) and 60 s
+    turns, its game started.
 
     Raises ``ValueError`` when ``len(users) != seats``, a user is a guest or appears twice, and
     ``ApiError`` 400 for a seat count the game does not allow.
     """
     if len(users) != seats or len({u.pk for u in users}) != seats or any(u.is_guest for u in users):
         raise ValueError("ranked queue rooms seat exactly `seats` distinct registered users")
-    room = room_create(user=users[0], game=game, seats=seats, ranked=True, turn_seconds=RANKED_TURN_SECONDS)
+    room = room_create(user=users[0], game=game, seats=seats, rules=rules, ranked=True,
+                       turn_seconds=RANKED_TURN_SECONDS)
     for i, u in enumerate(users[1:], start=1):
         Seat.objects.filter(room=room, index=i).update(user=u)
     room, seat_rows = _lock(room.code)
@@ -545,11 +543,11 @@ def _chat_body(data) -> dict:
                        fields={"non_field_errors": ["Send exactly one of text, emoji, phrase."]})
     key, value = next(iter(given.items()))
     if key == "text" and not 1 <= len(value) <= CHAT_TEXT_MAX:
-        raise _invalid("text", f"Between 1 and {CHAT_TEXT_MAX} characters after trimming.")
+        raise invalid_field("text", f"Between 1 and {CHAT_TEXT_MAX} characters after trimming.")
     if key == "emoji" and value not in EMOJI:
-        raise _invalid("emoji", "Not in the catalogue.")
+        raise invalid_field("emoji", "Not in the catalogue.")
     if key == "phrase" and value not in PHRASE_IDS:
-        raise _invalid("phrase", "Not in the catalogue.")
+        raise invalid_field("phrase", "Not in the catalogue.")
     return {key: value}
 
 

@@ -92,7 +92,7 @@ def test_two_friends_joining_the_queue_at_once_are_matched(monkeypatch):
 
     made = []
     monkeypatch.setattr("rooms.services.room_create_ranked_for_queue",
-                        lambda *, game, seats, users: made.append(users) or SimpleNamespace(code="ABC234"))
+                        lambda *, game, seats, users, rules=None: made.append(users) or SimpleNamespace(code="ABC234"))
     import time
 
     slow = services.friend_ids

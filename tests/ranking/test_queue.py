@@ -27,8 +27,10 @@ def rooms_made(monkeypatch):
     """Replace the rooms service with a recorder (the real one is used in test_queue_makes_a_real_room)."""
     made = []
 
-    def fake(*, game, seats, users):
+    def fake(*, game, seats, users, rules=None):
         made.append({"game": game, "seats": seats, "users": [u.id for u in users]})
+        if rules:
+            made[-1]["rules"] = rules
         return SimpleNamespace(code=f"QQQ{len(made):03d}")
 
     monkeypatch.setattr("rooms.services.room_create_ranked_for_queue", fake)
