@@ -9,6 +9,7 @@ from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.http import Http404, JsonResponse
+from django.utils.translation import gettext
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -30,8 +31,9 @@ class ApiError(exceptions.APIException):
         self.extra = extra or {}
 
     def body(self) -> dict[str, Any]:
-        """The response body of this error."""
-        out: dict[str, Any] = {"code": self.error_code, "detail": str(self.detail)}
+        """The response body of this error; ``detail`` in the active language (the request's), when the
+        catalogue has it (details are extracted from the ``ApiError`` calls by ``makemessages``)."""
+        out: dict[str, Any] = {"code": self.error_code, "detail": gettext(str(self.detail))}
         if self.fields:
             out["fields"] = self.fields
         out.update(self.extra)
@@ -40,7 +42,8 @@ class ApiError(exceptions.APIException):
 
 def invalid_field(field: str, message: str) -> ApiError:
     """A 400 ``invalid`` naming one field: ``{"code": "invalid", "detail": "<field>: <message>", "fields":
-    {field: [message]}}``."""
+    {field: [message]}}``; ``message`` in the active language (a message id of the catalogue)."""
+    message = gettext(message)
     return ApiError("invalid", f"{field}: {message}", 400, fields={field: [message]})
 
 

@@ -331,7 +331,7 @@ def room_set_cpu(*, code: str, user, seat: int, level: str | None = None) -> Roo
     room, seats = _lock(code)
     _require_host(room, user)
     if not 0 <= seat < len(seats):
-        raise invalid_field("seat", f"Seats are 0..{len(seats) - 1}.")
+        raise invalid_field("seat", gettext("Seats are 0..{last}.").format(last=len(seats) - 1))
     if room.ranked:
         raise ApiError("cpu_not_allowed", "Ranked rooms have no CPU seats.", 409)
     if room.status == RoomStatus.PLAYING:
@@ -543,7 +543,8 @@ def _chat_body(data) -> dict:
                        fields={"non_field_errors": ["Send exactly one of text, emoji, phrase."]})
     key, value = next(iter(given.items()))
     if key == "text" and not 1 <= len(value) <= CHAT_TEXT_MAX:
-        raise invalid_field("text", f"Between 1 and {CHAT_TEXT_MAX} characters after trimming.")
+        raise invalid_field("text", gettext("Between 1 and {most} characters after trimming.").format(
+            most=CHAT_TEXT_MAX))
     if key == "emoji" and value not in EMOJI:
         raise invalid_field("emoji", "Not in the catalogue.")
     if key == "phrase" and value not in PHRASE_IDS:

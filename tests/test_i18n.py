@@ -1,0 +1,40 @@
+"""Server texts in English, Spanish and Japanese by Accept-Language (issue "What client developers ...
+miss", item 8): error details and field messages, chat phrases; codes and ids the same in every language.
+The expected texts are the translations written in locale/*/LC_MESSAGES/django.po."""
+
+import pytest
+
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_error_details_follow_accept_language(make_client):
+    client = make_client(UserFactory())
+    for lang, text in (("en", "No room with that code."), ("es", "No hay ninguna sala con ese código."),
+                       ("ja", "そのコードの部屋はありません。")):
+        res = client.post("/api/rooms/ZZZZZZ/join", HTTP_ACCEPT_LANGUAGE=lang)
+        assert (res.status_code, res.json()) == (404, {"code": "not_found", "detail": text})
+        assert res["Content-Language"] == lang
+
+
+def test_field_messages_and_drf_errors_translated(make_client, api):
+    host = make_client(UserFactory())
+    code = host.post("/api/rooms", {"game": "chinchirorin"}, format="json").json()["code"]
+    res = host.post(f"/api/rooms/{code}/messages", {"emoji": "🐙"}, format="json", HTTP_ACCEPT_LANGUAGE="es")
+    assert (res.status_code, res.json()) == (400, {"code": "invalid", "detail": "emoji: No está en el catálogo.",
+                                                   "fields": {"emoji": ["No está en el catálogo."]}})
+    res = host.post(f"/api/rooms/{code}/cpu", {"seat": 7}, format="json", HTTP_ACCEPT_LANGUAGE="ja")
+    assert res.json()["fields"] == {"seat": ["席は 0〜3 です。"]}
+    res = api.get("/api/me", HTTP_ACCEPT_LANGUAGE="es")  # DRF's own message, in DRF's translation
+    assert res.json()["code"] == "not_authenticated" and "autenticación" in res.json()["detail"]
+
+
+def test_chat_phrases_in_each_language_ids_unchanged(make_client):
+    client = make_client(UserFactory())
+    by_lang = {lang: client.get("/api/chat/catalogue", HTTP_ACCEPT_LANGUAGE=lang).json()
+               for lang in ("en", "es", "ja")}
+    texts = {lang: {p["id"]: p["text"] for p in c["phrases"]} for lang, c in by_lang.items()}
+    assert (texts["en"]["gg"], texts["es"]["gg"], texts["ja"]["gg"]) == ("Good game!", "¡Buena partida!", "いい勝負でした！")
+    assert list(texts["en"]) == list(texts["es"]) == list(texts["ja"])
+    assert by_lang["en"]["emoji"] == by_lang["ja"]["emoji"]
