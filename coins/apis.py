@@ -52,7 +52,7 @@ class WalletDailyApi(APIView):
     """Claim the daily grant: tops the wallet up to the daily amount, once per UTC day."""
 
     @extend_schema(request=None, responses={201: DailyClaimSerializer,
-                                            **errors(401, s409="daily_grant_unavailable")},
+                                            **errors(401, 409, s409="daily_grant_unavailable")},
                    operation_id="me_wallet_daily")
     def post(self, request):
         entry = services.wallet_claim_daily(user_id=request.user.pk)

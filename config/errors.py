@@ -131,6 +131,17 @@ def handler403(request, exception=None):
     return _json_error("permission_denied", "Forbidden.", 403)
 
 
+def csrf_failure(request, reason=""):
+    """``CSRF_FAILURE_VIEW``: a refused CSRF check under /api/ in the API shape (403 ``permission_denied``);
+    elsewhere (the admin) Django's own page."""
+    if request.path.startswith("/api/"):
+        return _json_error("permission_denied", f"CSRF check failed: {reason}" if reason else "CSRF check failed.",
+                           403)
+    from django.views.csrf import csrf_failure as django_csrf_failure
+
+    return django_csrf_failure(request, reason=reason)
+
+
 def handler404(request, exception=None):
     """Unknown URL, in the API shape."""
     return _json_error("not_found", "Not found.", 404)

@@ -89,7 +89,8 @@ class FriendsApi(APIView):
         body = {"status": result, "player": selectors.player_of(other)}
         return Response(FriendAnswerSerializer(body).data, status=status.HTTP_201_CREATED if changed else 200)
 
-    @extend_schema(request=FriendTargetSerializer, responses={204: None}, operation_id="friends_remove",
+    @extend_schema(request=FriendTargetSerializer,
+                   responses={204: None, **errors(404, s404="not_found: no such user")}, operation_id="friends_remove",
                    parameters=[OpenApiParameter("user_id", OpenApiTypes.INT, required=False,
                                                 description="Instead of the body.")])
     def delete(self, request):
@@ -169,7 +170,8 @@ class LeaderboardApi(APIView):
     @extend_schema(parameters=[LeaderboardQuerySerializer,
                                OpenApiParameter("page", OpenApiTypes.INT, required=False),
                                OpenApiParameter("page_size", OpenApiTypes.INT, required=False)],
-                   responses={200: LeaderboardRowSerializer(many=True)}, operation_id="leaderboard")
+                   responses={200: LeaderboardRowSerializer(many=True),
+                              **errors(404, s404="not_found: a page past the last one")}, operation_id="leaderboard")
     def get(self, request):
         q = LeaderboardQuerySerializer(data=request.query_params)
         q.is_valid(raise_exception=True)

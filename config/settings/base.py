@@ -60,6 +60,7 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "config.urls"
+CSRF_FAILURE_VIEW = "config.errors.csrf_failure"  # JSON in the API's error shape under /api/
 ASGI_APPLICATION = "config.asgi.application"
 WSGI_APPLICATION = None
 
@@ -161,7 +162,7 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "config.schema.ApiAutoSchema",  # + the framework's error answers
     "EXCEPTION_HANDLER": "config.errors.exception_handler",
     "DEFAULT_THROTTLE_RATES": {
         "guest": env("THROTTLE_GUEST", default="30/min"),
