@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
@@ -45,18 +46,20 @@ def group_send_many(messages: list[tuple[str, dict]]) -> None:
     if not messages:
         return
     try:
-        layer = get_channel_layer()
-        if layer is None:
-            return
-
-        async def send_all() -> list:
-            return await asyncio.gather(*(layer.group_send(g, m) for g, m in messages), return_exceptions=True)
-
-        for (group, _msg), result in zip(messages, async_to_sync(send_all)(), strict=True):
-            if isinstance(result, BaseException):
-                log.error("group_send to %s failed: %r", group, result)
+        async_to_sync(_send_all)(messages)
     except Exception:
         log.exception("group_send to %d groups failed", len(messages))
+
+
+async def _send_all(messages: list[tuple[str, dict]]) -> None:
+    """Send every ``(group, message)`` concurrently on the running loop; a failed group is logged."""
+    layer = get_channel_layer()
+    if layer is None or not messages:
+        return
+    results = await asyncio.gather(*(layer.group_send(g, m) for g, m in messages), return_exceptions=True)
+    for (group, _msg), result in zip(messages, results, strict=True):
+        if isinstance(result, BaseException):
+            log.error("group_send to %s failed: %r", group, result)
 
 
 def group_send_on_commit(group: str, message: dict) -> None:
@@ -64,33 +67,99 @@ def group_send_on_commit(group: str, message: dict) -> None:
     transaction.on_commit(lambda: group_send(group, message))
 
 
-def broadcast_game(game, events_by_seq: dict[int, list[dict]]) -> None:
-    """After commit: send every seat its current view and the events of ``events_by_seq`` (``{seq:
-    events with audiences}``) it may see, one message per seat. Call after the commit only."""
-    if not game.group:
+def publish(build) -> None:
+    """Send the ``(group, message)`` list that ``build()`` returns, without making the caller wait.
+
+    Called from a request's thread (Django's sync code under an ASGI server, after the commit): the
+    messages are built and sent by a task on the server's event loop, and the HTTP answer goes at once.
+    With no such loop (a Celery worker, a management command, the test client) they are built and sent
+    here, before returning. Errors are logged, never raised. Tasks are kept until done (asyncio holds
+    only weak references to them)."""
+    loop = _server_loop()
+    if loop is None:
+        try:
+            messages = build()
+        except Exception:
+            log.exception("building a broadcast failed")
+            return
+        group_send_many(messages)
         return
-    from games.engine.registry import get_engine
-    from games.models import GameAction, GamePlayer
 
-    players = list(GamePlayer.objects.filter(game=game).select_related("user"))
-    bys = dict(GameAction.objects.filter(game=game, seq__in=list(events_by_seq)).values_list("seq", "by"))
-    rows = [(seq, bys.get(seq), events_by_seq[seq]) for seq in sorted(events_by_seq)]
-    state = get_engine(game.game).from_dict(game.state)
-    messages = []
-    for gp in players:
-        view = game_view(game=game, seat=gp.seat, players=players, state=state)
-        payload = {"type": "game", "view": view, "events": log_entries(rows, gp.seat)}
-        messages.append((seat_group(game.group, gp.seat), {"type": "game.update", "payload": payload}))
-    group_send_many(messages)
+    async def build_and_send() -> None:
+        try:
+            messages = [(g, m) for g, m in build() if g]
+        except Exception:
+            log.exception("building a broadcast failed")
+            return
+        await _send_all(messages)
+
+    def spawn() -> None:
+        task = loop.create_task(build_and_send())
+        _PENDING.add(task)
+        task.add_done_callback(_PENDING.discard)
+
+    loop.call_soon_threadsafe(spawn)
 
 
-def broadcast_presence(game, seat: int) -> None:
-    """After commit: a seat's presence to the room group."""
-    from games.models import GamePlayer
+_PENDING: set = set()
 
-    gp = GamePlayer.objects.filter(game=game, seat=seat).first()
-    if gp is None or not game.group:
+
+def _server_loop():
+    """The running event loop this thread's sync code was called from (asgiref's ``sync_to_async`` records
+    it, as its ``async_to_sync`` does), or ``None`` outside one / on that loop's own thread."""
+    if getattr(SyncToAsync.threadlocal, "main_event_loop_pid", None) != os.getpid():
+        return None
+    loop = getattr(SyncToAsync.threadlocal, "main_event_loop", None)
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return None
+    try:
+        if asyncio.get_running_loop() is loop:
+            return None
+    except RuntimeError:
+        pass
+    return loop
+
+
+def broadcast_game(game, *, players: list, state, rows: list[tuple[int, str | None, list[dict]]],
+                   views: dict[int, dict] | None = None) -> None:
+    """After commit: every seat's message for the transaction's seqs, built from what it held in memory.
+
+    ``players``: the game's ``GamePlayer`` rows (users loaded); ``state``: the decoded final state;
+    ``rows``: ``(seq, by, events with audiences)`` of the seqs the transaction produced, in order;
+    ``views``: seat -> the view already built for the final state (the actor's answer), reused. Each seat's
+    view is built once; the message to ``f"{group}-seat-{n}"`` is ``{"type": "game.update", "after":
+    first seq - 1, "payload": {"type": "game", "view", "events"}}`` (``after``: the consumer checks that
+    the socket has every seq before; see ``rooms.consumers``). Sent through :func:`publish`: no query, and
+    the caller does not wait."""
+    if not game.group or not rows:
         return
-    payload = {"type": "presence", "seat": seat, "connected": gp.connected, "away": gp.played_for,
-               "cpu_playing": gp.cpu or gp.played_for}
-    group_send(game.group, {"type": "room.presence", "payload": payload})
+    after = rows[0][0] - 1
+    views = dict(views or {})
+
+    def build() -> list[tuple[str, dict]]:
+        messages = []
+        for gp in players:
+            view = views.get(gp.seat)
+            if view is None:
+                view = game_view(game=game, seat=gp.seat, players=players, state=state)
+            payload = {"type": "game", "view": view, "events": log_entries(rows, gp.seat)}
+            messages.append((seat_group(game.group, gp.seat), {"type": "game.update", "after": after,
+                                                               "payload": payload}))
+        return messages
+
+    publish(build)
+
+
+def presence_payload(gp) -> dict:
+    """A seat's ``presence`` message: ``{type: "presence", seat, connected, away, cpu_playing}``."""
+    return {"type": "presence", "seat": gp.seat, "connected": gp.connected, "away": gp.played_for,
+            "cpu_playing": gp.cpu or gp.played_for}
+
+
+def broadcast_presence(game, players: list) -> None:
+    """After commit: each of ``players``' (``GamePlayer`` rows, as committed) presence to the room group,
+    the only message a presence change sends (seat views are not re-sent)."""
+    if not game.group or not players:
+        return
+    messages = [(game.group, {"type": "room.presence", "payload": presence_payload(gp)}) for gp in players]
+    publish(lambda: messages)

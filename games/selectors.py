@@ -156,6 +156,13 @@ def game_log(*, game: Game, user=None, seat: int | None = None, after: int = -1,
     return {"events": rows, "next_after": last, "more": more}
 
 
+def game_events_between(*, game_id: int, seat: int | None, after: int, upto: int) -> list[dict]:
+    """The log entries (:func:`log_entries`) of ``seat`` for ``after < seq <= upto``, in seq order; one query."""
+    rows = (GameAction.objects.filter(game_id=game_id, seq__gt=after, seq__lte=upto).order_by("seq")
+            .values_list("seq", "by", "events"))
+    return log_entries(list(rows), seat)
+
+
 def games_for_user(*, user, status: str | None = None) -> QuerySet[Game]:
     """The games ``user`` holds a seat in, newest first; optionally only those with ``status``."""
     qs = Game.objects.filter(players__user=user, players__cpu=False).distinct().order_by("-id")

@@ -26,7 +26,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from config import metrics
@@ -75,14 +76,6 @@ def _as_id(value) -> int | None:
     return value
 
 
-def _get_game(game_id) -> Game:
-    """The game (no lock) or 404 ``not_found``."""
-    game = selectors.game_get(game_id=_as_id(game_id))
-    if game is None:
-        raise _not_found()
-    return game
-
-
 # ------------------------------------------------------------------------------------------ errors
 def _not_found() -> ApiError:
     return ApiError("not_found", "No such game.", 404)
@@ -109,7 +102,10 @@ class _Ctx:
     engine: Any
     state: dict
     players: dict[int, GamePlayer]
-    seqs: dict[int, list] = field(default_factory=dict)  # seq -> events (with audiences)
+    seqs: dict[int, tuple[str, list]] = field(default_factory=dict)  # seq -> (by, events with audiences)
+    new_actions: list[GameAction] = field(default_factory=list)  # log rows to insert at _save
+    views: dict[int, dict] = field(default_factory=dict)  # seat -> view already built for the final state
+    prior_seq: int | None = None  # the seq of a known action_id (see _lock's ``action_id``)
     dirty_players: set[int] = field(default_factory=set)
     presence: set[int] = field(default_factory=set)  # seats whose presence changed
     finished: bool = False
@@ -117,18 +113,35 @@ class _Ctx:
     applied: list[str] = field(default_factory=list)  # ``by`` of each action applied (config.metrics)
 
 
-def _lock(game_id: int) -> _Ctx:
-    """Lock ``game_id``'s row (inside an atomic block) and load it. Raises ``Game.DoesNotExist``."""
-    game = Game.objects.select_for_update().get(pk=game_id)
-    engine = get_engine(game.game)
-    players = {p.seat: p for p in GamePlayer.objects.filter(game=game).select_related("user")}
-    return _Ctx(game=game, engine=engine, state=engine.from_dict(game.state), players=players)
+def _lock(game_id: int, action_id: tuple[Any, str] | None = None) -> _Ctx:
+    """Lock ``game_id``'s row and its players' (inside an atomic block) and load them with the players'
+    users, in ONE query (the players joined to the game, ``FOR UPDATE OF`` both; the rows locked are read
+    again as committed when the lock was waited for). ``action_id``: ``(user, key)`` also reads the seq of
+    that user's log row with that key into ``prior_seq`` (same query; as of the statement's start: a row
+    committed while the lock was waited for is not seen). Raises ``Game.DoesNotExist``."""
+    qs = (GamePlayer.objects.filter(game_id=game_id).select_related("game", "user")
+          .select_for_update(of=("self", "game")).order_by("seat"))
+    if action_id is not None:
+        user, key = action_id
+        prior = GameAction.objects.filter(game_id=OuterRef("game_id"), user=user, action_id=key).values("seq")[:1]
+        qs = qs.annotate(prior_seq=Subquery(prior))
+    rows = list(qs)
+    if not rows:  # a game always has players; without them there is nothing to play
+        game = Game.objects.select_for_update().get(pk=game_id)
+        rows_game, prior_seq = game, None
+    else:
+        rows_game, prior_seq = rows[0].game, getattr(rows[0], "prior_seq", None)
+        for gp in rows:
+            gp.game = rows_game  # one Game instance (the others are the same row, decoded again)
+    engine = get_engine(rows_game.game)
+    return _Ctx(game=rows_game, engine=engine, state=engine.from_dict(rows_game.state),
+                players={p.seat: p for p in rows}, prior_seq=prior_seq)
 
 
-def _lock_or_none(game_id: int) -> _Ctx | None:
+def _lock_or_none(game_id: int, action_id: tuple[Any, str] | None = None) -> _Ctx | None:
     """:func:`_lock`, or ``None`` for a game that does not exist."""
     try:
-        return _lock(game_id)
+        return _lock(game_id) if action_id is None else _lock(game_id, action_id)
     except Game.DoesNotExist:
         return None
 
@@ -224,20 +237,25 @@ def _transition(ctx: _Ctx, seat: int | None, action: dict, by: str, user=None, a
         game.finished_at = now
         ctx.finished = True
     _refresh_times(ctx, now, ctx.engine.window(new_state) != old_window)
-    row = GameAction.objects.create(game=game, seq=new_seq, seat=seat, by=by, user=user, action=action,
-                                    events=events, action_id=action_id)
-    ctx.seqs[new_seq] = events
+    row = GameAction(game=game, seq=new_seq, seat=seat, by=by, user=user, action=action, events=events,
+                     action_id=action_id)
+    ctx.new_actions.append(row)
+    ctx.seqs[new_seq] = (by, events)
+    ctx.views.clear()  # views built for the previous state are stale
     ctx.applied.append(by)
     return row
 
 
 def _save(ctx: _Ctx) -> None:
-    """Save the game and changed players; register the after-commit side effects."""
-    ctx.game.save()
-    for seat in ctx.dirty_players:
-        ctx.players[seat].save()
+    """Write the game, the new log rows and the changed players (one statement on PostgreSQL: see
+    :func:`_write`); register the after-commit side effects. The broadcast is built from what the
+    transaction holds in memory (state, players, events, views already built): no query after commit."""
+    _write(ctx.game, ctx.new_actions, [ctx.players[seat] for seat in sorted(ctx.dirty_players)])
+    ctx.new_actions = []
     game = ctx.game
-    seqs = dict(ctx.seqs)
+    rows = [(seq, by, events) for seq, (by, events) in sorted(ctx.seqs.items())]
+    players = [ctx.players[seat] for seat in sorted(ctx.players)]
+    state, views = ctx.state, dict(ctx.views)
     presence = sorted(ctx.presence)
     finished = ctx.finished
     rearm = ctx.rearm
@@ -245,10 +263,10 @@ def _save(ctx: _Ctx) -> None:
 
     def after_commit() -> None:
         metrics.actions_applied(game.game, applied)
-        if seqs or presence:
-            game_events.broadcast_game(game, seqs)
-        for seat in presence:
-            game_events.broadcast_presence(game, seat)
+        if rows:
+            game_events.broadcast_game(game, players=players, state=state, rows=rows, views=views)
+        if presence:
+            game_events.broadcast_presence(game, [p for p in players if p.seat in presence])
         if rearm:
             arm_timers(game)
         if finished:
@@ -257,6 +275,42 @@ def _save(ctx: _Ctx) -> None:
             game_finished.send(sender=Game, game_id=game.pk)
 
     transaction.on_commit(after_commit)
+
+
+def _write(game: Game, actions: list[GameAction], players: list[GamePlayer]) -> None:
+    """Insert ``actions``, update ``game`` and ``players`` (every column, as ``save()`` does). On PostgreSQL
+    this is ONE statement (data-modifying CTEs: ``WITH a0 AS (INSERT ...), p0 AS (UPDATE ...) UPDATE game``),
+    one round trip; elsewhere the ORM's ``bulk_create`` and ``save()``. No model signals are sent (none
+    are connected to these models)."""
+    if connection.vendor != "postgresql" or game.pk is None:
+        if actions:
+            GameAction.objects.bulk_create(actions)
+        game.save()
+        for gp in players:
+            gp.save()
+        return
+    qn = connection.ops.quote_name
+    ctes, params = [], []
+    for i, row in enumerate(actions):
+        fields = [f for f in GameAction._meta.concrete_fields if not f.primary_key]
+        ctes.append(f"a{i} AS (INSERT INTO {qn(GameAction._meta.db_table)} ({', '.join(qn(f.column) for f in fields)})"
+                    f" VALUES ({', '.join(['%s'] * len(fields))}))")
+        params += [f.get_db_prep_save(f.pre_save(row, True), connection) for f in fields]
+
+    def update(obj) -> str:
+        fields = [f for f in type(obj)._meta.concrete_fields if not f.primary_key]
+        params.extend(f.get_db_prep_save(f.pre_save(obj, False), connection) for f in fields)
+        params.append(obj.pk)
+        return (f"UPDATE {qn(type(obj)._meta.db_table)} SET {', '.join(f'{qn(f.column)} = %s' for f in fields)}"
+                f" WHERE {qn(type(obj)._meta.pk.column)} = %s")
+
+    for i, gp in enumerate(players):
+        ctes.append(f"p{i} AS ({update(gp)})")
+    sql = update(game)
+    if ctes:  # parameters were collected in the text's order: the CTEs', then the game's
+        sql = f"WITH {', '.join(ctes)} {sql}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
 
 
 def arm_timers(game: Game) -> None:
@@ -331,16 +385,24 @@ def _act_for(ctx: _Ctx, seat: int, by: str, now: datetime) -> bool:
     return True
 
 
-def _resolve_actor(game: Game, actor) -> tuple[str, int, Any]:
-    """``actor`` -> (by, seat, user). Raises 403 ``not_a_player``."""
+def _resolve_actor(ctx: _Ctx, actor) -> tuple[str, int, Any]:
+    """``actor`` -> (by, seat, user), from the locked players. Raises 403 ``not_a_player``."""
     if isinstance(actor, tuple):
         by, seat = actor
         if by not in PLAYED_FOR or not isinstance(seat, int) or isinstance(seat, bool):
             raise ValueError(f"bad actor {actor!r}")
-        if not GamePlayer.objects.filter(game=game, seat=seat).exists():
+        if seat not in ctx.players:
             raise _not_a_player()
         return by, seat, None
-    return BY_PLAYER, _seat_of(game, actor), actor
+    gp = _human_seat(ctx, actor)
+    if gp is None:
+        raise _not_a_player()
+    return BY_PLAYER, gp.seat, actor
+
+
+def _valid_action_id(action_id: Any) -> bool:
+    """A client key the log can hold: a string of 1 to 64 characters, storable."""
+    return isinstance(action_id, str) and 1 <= len(action_id) <= ACTION_ID_MAX and _storable(action_id)
 
 
 def _storable(text: str) -> bool:
@@ -355,12 +417,11 @@ def _storable(text: str) -> bool:
 
 
 def _check_shape(engine, action: Any, expected_seq: Any, action_id: Any) -> None:
-    """The action's shape (before the lock). Raises 400 ``invalid_action``."""
+    """The action's shape. Raises 400 ``invalid_action``."""
     if isinstance(expected_seq, bool) or not isinstance(expected_seq, int) or expected_seq < 0:
         raise _invalid_action("seq must be a non-negative integer (the view's seq).",
                               {"seq": ["A non-negative integer is required."]})
-    if action_id is not None and (not isinstance(action_id, str) or not 1 <= len(action_id) <= ACTION_ID_MAX
-                                  or not _storable(action_id)):
+    if action_id is not None and not _valid_action_id(action_id):
         raise _invalid_action("action_id must be a string of 1 to 64 characters.",
                               {"action_id": ["A string of at most 64 characters is required."]})
     if not isinstance(action, dict):
@@ -423,7 +484,7 @@ def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int |
                                                    connected=not cpu and bool(s.get("connected")))
         GameAction.objects.create(game=g, seq=0, seat=None, by=BY_SYSTEM, action={"type": "start"}, events=events)
         ctx = _Ctx(game=g, engine=engine, state=state, players=players)
-        ctx.seqs[0] = events
+        ctx.seqs[0] = (BY_SYSTEM, events)
         outcome = engine.outcome(state)
         if outcome is not None:  # not expected, but a game may be over at once
             g.status, g.result, g.finished_at, ctx.finished = Game.FINISHED, outcome, now, True
@@ -442,30 +503,42 @@ def game_apply_action(*, game_id: int, actor, expected_seq: int, action: dict, a
     chars), scoped to game and user, recorded only with an applied action.
 
     Errors, in this order (API.md): 404 ``not_found``; 403 ``not_a_player``; 400 ``invalid_action``
-    (shape of action, seq, action_id) — all before the lock; then under ``select_for_update`` on the game:
-    a known ``action_id`` returns its first answer (another body: 409 ``action_id_reused``); 409
-    ``game_over``; 409 ``stale_seq`` (extra ``seq``, ``view``); 409 ``not_your_turn``; 400 ``illegal_action``.
-    A player's applied action returns the seat (away, autoplay and timeouts reset). After commit: per-seat
-    broadcasts, timers, and ``game_finished`` when the game ended.
+    (shape of action, seq, action_id); a known ``action_id`` returns its first answer (another body: 409
+    ``action_id_reused``); 409 ``game_over``; 409 ``stale_seq`` (extra ``seq``, ``view``); 409
+    ``not_your_turn``; 400 ``illegal_action``. A player's applied action returns the seat (away, autoplay and
+    timeouts reset). After commit: the per-seat broadcast (handed off, see :func:`games.events.publish`),
+    timers, and ``game_finished`` when the game ended.
+
+    Queries (PostgreSQL): ``BEGIN``; the game locked and read with its players, their users and the
+    ``action_id``'s prior seq, in one ``SELECT ... FOR UPDATE OF``; the log row, the game and changed players
+    written in one statement; ``COMMIT`` — 4, whatever the game's length and seat count (a resent
+    ``action_id`` reads its first answer: one more).
     """
-    game = _get_game(game_id)
-    game_id = game.pk
-    by, seat, user = _resolve_actor(game, actor)
-    engine = get_engine(game.game)
-    _check_shape(engine, action, expected_seq, action_id)
-    if by != BY_PLAYER:
-        action_id = None
+    gid = _as_id(game_id)
+    if gid is None:
+        raise _not_found()
+    by_player = not isinstance(actor, tuple)
     with transaction.atomic():
-        ctx = _lock_or_none(game_id)
-        if ctx is None:  # deleted since it was read
+        # Everything is read with the lock, in one query: no look-ups before it to repeat under it.
+        key = (actor, action_id) if by_player and getattr(actor, "pk", None) and _valid_action_id(action_id) else None
+        ctx = _lock_or_none(gid, key)
+        if ctx is None:
             raise _not_found()
+        by, seat, user = _resolve_actor(ctx, actor)
+        _check_shape(ctx.engine, action, expected_seq, action_id)
+        if by != BY_PLAYER:
+            action_id = None
         game = ctx.game
-        if action_id is not None:
+        prior = None
+        if action_id is not None and ctx.prior_seq is not None:
+            prior = GameAction.objects.get(game=game, seq=ctx.prior_seq)
+        elif action_id is not None and (game.status != Game.PLAYING or expected_seq != game.seq):
+            # The lock may have waited for the very transaction that used this key: read it as committed.
             prior = GameAction.objects.filter(game=game, user=user, action_id=action_id).first()
-            if prior is not None:
-                if prior.action == action and prior.seq - 1 == expected_seq:
-                    return prior.response
-                raise ApiError("action_id_reused", "This action_id was used with another body.", 409)
+        if prior is not None:
+            if prior.action == action and prior.seq - 1 == expected_seq:
+                return prior.response
+            raise ApiError("action_id_reused", "This action_id was used with another body.", 409)
         if game.status != Game.PLAYING:
             raise _game_over()
         if expected_seq != game.seq:
@@ -485,11 +558,13 @@ def game_apply_action(*, game_id: int, actor, expected_seq: int, action: dict, a
                 _refresh_times(ctx, _now(), False)
         elif by == BY_TIMEOUT:
             _count_timeout(ctx, seat)
-        view = _ctx_view(ctx, seat)
+        view = ctx.views[seat] = _ctx_view(ctx, seat)  # the actor's answer, and its seat's broadcast
         if action_id is not None:
             row.response = view
-            row.save(update_fields=["response"])
-        _save(ctx)
+        try:
+            _save(ctx)
+        except IntegrityError as exc:  # the key was used by a transaction the lock waited for, at another seq
+            raise ApiError("action_id_reused", "This action_id was used with another body.", 409) from exc
     return view
 
 
@@ -643,14 +718,6 @@ def game_sweep(*, now: datetime | None = None) -> dict:
 
 
 # ----------------------------------------------------------------------------------- presence
-def _seat_of(game: Game, user) -> int:
-    """``user``'s seat (a signed-in user seated as a human) or 403 ``not_a_player``."""
-    seat = selectors.game_seat_of(game=game, user=user)
-    if seat is None:
-        raise _not_a_player()
-    return seat
-
-
 def _human_seat(ctx: _Ctx, user) -> GamePlayer | None:
     """``user``'s human seat among the locked game's players, or ``None``."""
     pk = getattr(user, "pk", None)
@@ -659,11 +726,14 @@ def _human_seat(ctx: _Ctx, user) -> GamePlayer | None:
     return next((p for p in ctx.players.values() if not p.cpu and p.user_id == pk), None)
 
 
-def game_set_connected(*, game_id: int, seat: int, connected: bool) -> None:
+def game_set_connected(*, game_id: int, seat: int, connected: bool, user_id: int | None = None) -> None:
     """The rooms consumer calls this when a seat's first socket opens (``True``) or its last closes
     (``False``). Opening returns the seat at once (not away, timeouts reset); closing only records
     ``disconnected_at``: the seat becomes away when ``mark_away`` runs after ``AWAY_GRACE_SECONDS`` (or
-    the sweeper finds it). Locks the game. Unknown game or seat: no-op.
+    the sweeper finds it). Also for a finished game (its view keeps ``connected`` current; no timers).
+    ``user_id``: the seat must be that user's (a finished game's seat index may be someone else's in the
+    room now). The change goes out as a ``presence`` message only. Locks the game. Unknown game or seat,
+    or another user's seat: no-op.
     """
     now = _now()
     with transaction.atomic():
@@ -671,7 +741,7 @@ def game_set_connected(*, game_id: int, seat: int, connected: bool) -> None:
         if ctx is None:
             return
         gp = ctx.players.get(seat)
-        if gp is None or gp.cpu:
+        if gp is None or gp.cpu or (user_id is not None and gp.user_id != user_id):
             return
         ctx.rearm = False
         if connected:
@@ -815,9 +885,9 @@ def game_abort(*, game_id: int, reason: str) -> bool:
         game.finished_at = now
         game.deadline = game.bot_due_at = None
         events = [{"type": "game_aborted", "audience": "all", "reason": str(reason)[:64]}]
-        GameAction.objects.create(game=game, seq=game.seq, seat=None, by=BY_SYSTEM,
-                                  action={"type": "abort", "reason": str(reason)[:64]}, events=events)
-        ctx.seqs[game.seq] = events
+        ctx.new_actions.append(GameAction(game=game, seq=game.seq, seat=None, by=BY_SYSTEM,
+                                          action={"type": "abort", "reason": str(reason)[:64]}, events=events))
+        ctx.seqs[game.seq] = (BY_SYSTEM, events)
         ctx.finished = True
         _save(ctx)
         return True

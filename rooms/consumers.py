@@ -11,7 +11,7 @@ the session and the user): a revoked token or ended session closes the socket wi
 ``banned``, ``suspended`` with ``until``); the action is not applied. A ban, suspension or logout also
 closes every open socket of the user at once: ``user.revoked`` to the group ``user-<id>``
 (``accounts.sanctions``). On connect it joins the groups ``room-<code>`` (room, chat, presence) and
-``room-<code>-seat-<n>`` (that seat's game views) and sends ``room``, then ``game`` (view, no events) if the
+``room-<code>-seat-<n>`` (that seat's game views) and sends ``room``, then ``game`` (view, and the events of its seq) if the
 room has a game. A socket silent for ``WS_IDLE_SECONDS`` (60) is closed with **4408**.
 
 Client → server: ``{type: "action", action: {type, seq, ...}, action_id?}`` (through
@@ -19,9 +19,9 @@ Client → server: ``{type: "action", action: {type, seq, ...}, action_id?}`` (t
 emoji | phrase}`` (the REST chat service and throttle), ``{type: "ping"}`` → ``{type: "pong"}``. Errors go
 only to the sender as ``{type: "error", code, detail, fields?, action_id?}``.
 
-Group messages handled (``payload`` is sent as it is): ``game.update`` (a seat's ``game`` message; a
-view older than the last one this socket sent is dropped, so each socket sees seq in order, and so is
-the very view it already has, as when the connect snapshot and a presence broadcast cross),
+Group messages handled (``payload`` is sent as it is): ``game.update`` (a seat's ``game`` message: each
+socket gets each seq at most once, in order, and the message it gets carries every event since its
+previous one; seqs whose message was overtaken or lost are filled from the log, see ``_send_game``),
 ``room.update``, ``room.chat``, ``room.presence``, ``room.achievement``; and, to the group ``user-<id>``
 the socket also joins, ``queue.matched`` (the ranked queue found a room) and ``user.revoked``
 (``{close_code, code?, detail?, until?}``: send the error, if any, and close with ``close_code``).
@@ -108,13 +108,17 @@ def error_body(exc: Exception) -> dict:
 
 
 def _snapshot(room_id: int, seat: int) -> tuple[dict, dict | None]:
-    """The current ``room`` message and ``game`` message (or ``None``) for ``seat``."""
+    """The current ``room`` message and ``game`` message (or ``None``) for ``seat``: the view at the game's
+    seq with that seq's events the seat may see (a message for a seq carries its events: the broadcast of
+    that seq, if it comes after, is not sent again)."""
     room = selectors.rooms_with_seats().select_related("game").get(pk=room_id)
     room_msg = {"type": "room", "room": room_data(room)}
-    if room.game is None:
+    game = room.game
+    if game is None:
         return room_msg, None
-    view = games_selectors.game_view(game=room.game, seat=seat)
-    return room_msg, {"type": "game", "view": view, "events": []}
+    view = games_selectors.game_view(game=game, seat=seat)
+    events = games_selectors.game_events_between(game_id=game.pk, seat=seat, after=game.seq - 1, upto=game.seq)
+    return room_msg, {"type": "game", "view": view, "events": events}
 
 
 def _seated(code: str, user) -> tuple[int, str, int] | None:
@@ -158,8 +162,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self):
         self.user = self.scope.get("user")
         self.last_seen = time.monotonic()
-        self.last_view: tuple = (None, -1)
-        self.last_view_body: dict | None = None
+        self.game_id: int | None = None  # the game of the last ``game`` message sent, and its seq
+        self.last_seq = -1
         self.watchdog = None
         await self.accept()
         if self.user is None or not self.user.is_authenticated:
@@ -300,20 +304,34 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         await self._release()
 
     # ------------------------------------------------------------------------------- server -> client
-    async def _send_game(self, payload: dict):
+    async def _send_game(self, payload: dict, after: int | None = None):
+        """Send a ``game`` message so that the socket gets each seq once, in order, with its events.
+
+        ``after``: the seq before the first one the message's events cover (the broadcast's ``after``;
+        ``None``: the message stands alone, as the connect snapshot). A seq the socket already has is not
+        sent again (its events came with it); events of seqs the socket already has are cut; when seqs are
+        missing in between (their message was overtaken or lost), their events are read from the log and
+        sent in front, so the message for a seq always carries every event since the previous one."""
         view = payload.get("view") or {}
-        key = (view.get("id"), view.get("seq", -1))
-        if key[0] == self.last_view[0] and key[1] < self.last_view[1]:
-            return  # an older view overtaken by a newer one: never send seq backwards
-        if key == self.last_view and not payload.get("events") and view == self.last_view_body:
-            return  # the very view this socket already has (the snapshot and a broadcast crossing on connect)
-        self.last_view = key
-        self.last_view_body = view
+        game_id, seq = view.get("id"), view.get("seq", -1)
+        if self.game_id is not None and game_id is not None and game_id < self.game_id:
+            return  # a late message of an earlier game of the room
+        last = self.last_seq if game_id == self.game_id else -1
+        if seq <= last:
+            return
+        if after is not None and after > last and self.seat is not None:
+            missing = await database_sync_to_async(games_selectors.game_events_between)(
+                game_id=game_id, seat=self.seat, after=last, upto=after)
+            payload = {**payload, "events": missing + list(payload.get("events") or [])}
+        elif after is not None and after < last:
+            payload = {**payload, "events": [e for e in payload.get("events") or [] if e.get("seq", 0) > last]}
+        self.game_id, self.last_seq = game_id, seq
         await self.send_json(payload)
 
     async def game_update(self, event):
-        """``{"type": "game.update", "payload": {"type": "game", "view", "events"}}`` to a seat group."""
-        await self._send_game(event["payload"])
+        """``{"type": "game.update", "after", "payload": {"type": "game", "view", "events"}}`` to a seat
+        group (``games.events.broadcast_game``)."""
+        await self._send_game(event["payload"], event.get("after"))
 
     async def room_update(self, event):
         """The new ``room``; a socket whose user no longer holds a seat (removed by the host, or left) is
@@ -334,6 +352,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_add(self.seat_group, self.channel_name)
             _room_msg, game_msg = await database_sync_to_async(_snapshot)(self.room_id, mine)
             if game_msg is not None:
+                self.game_id, self.last_seq = None, -1  # another seat's views: its snapshot starts them
                 await self._send_game(game_msg)
 
     async def room_chat(self, event):

@@ -130,7 +130,8 @@ class RoomSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(SeatSerializer(many=True))
     def get_seats(self, room):
-        seats = sorted(room.seats.all(), key=lambda s: s.index)
+        seats = self.context.get("seats")  # rows already in hand (see room_data)
+        seats = sorted(room.seats.all() if seats is None else seats, key=lambda s: s.index)
         return SeatSerializer(seats, many=True).data
 
     @extend_schema_field(OpenApiTypes.OBJECT)
@@ -311,9 +312,10 @@ class GamesCatalogueSerializer(serializers.Serializer):
     cpu_speeds = CpuSpeedSerializer(many=True)
 
 
-def room_data(room: Room) -> dict:
-    """The ``room`` shape of ``room`` (reads its seats; prefetch them for lists)."""
-    return RoomSerializer(room).data
+def room_data(room: Room, seats: list | None = None) -> dict:
+    """The ``room`` shape of ``room`` (reads its seats, unless ``seats``, the room's seat rows with their
+    users, are given; prefetch them for lists)."""
+    return RoomSerializer(room, context={} if seats is None else {"seats": seats}).data
 
 
 def message_data(message: ChatMessage) -> dict:

@@ -55,11 +55,18 @@ def _broadcast_room_on_commit(room_id: int) -> None:
     transaction.on_commit(send)
 
 
-def _changed(room: Room, *fields: str) -> None:
-    """Save ``room`` with ``version + 1`` and broadcast it after the commit."""
+def _changed(room: Room, *fields: str, seats: list[Seat] | None = None) -> None:
+    """Save ``room`` with ``version + 1`` and broadcast it after the commit. ``seats``: the room's seat
+    rows (users loaded) as saved, with ``room.host`` loaded: the message is built from them now, with no
+    query after the commit."""
     room.version += 1
     room.save(update_fields=["version", "last_activity", *fields])
-    _broadcast_room_on_commit(room.pk)
+    if seats is None:
+        _broadcast_room_on_commit(room.pk)
+        return
+    message = {"type": "room.update", "payload": {"type": "room", "room": room_data(room, seats=seats)}}
+    group = room.group
+    transaction.on_commit(lambda: group_send(group, message))
 
 
 # -------------------------------------------------------------------------------------------- helpers
@@ -140,22 +147,27 @@ def _finish(room: Room) -> None:
         nxt = _next_host(seats, host_seat.index if host_seat else -1)
         room.host_id = nxt.user_id if nxt else None
     room.status = RoomStatus.CLOSED if not _humans(seats) else RoomStatus.FINISHED
-    if room.seats_auto and room.status == RoomStatus.FINISHED:
-        _auto_expand(room)
-    _changed(room, "status", "host", "seat_count")
+    expanded = room.seats_auto and room.status == RoomStatus.FINISHED and _auto_expand(room)
+    host = next((s.user for s in seats if room.host_id and s.user_id == room.host_id), None)
+    if host is not None:
+        room.host = host  # the row in hand, for the broadcast
+    # The broadcast is built from the seats in hand, unless seats were added just now.
+    _changed(room, "status", "host", "seat_count", seats=None if expanded else seats)
 
 
-def _auto_expand(room: Room) -> None:
+def _auto_expand(room: Room) -> bool:
     """A ``seats: "auto"`` room not playing offers the most seats its rules allow again (empty seats added
-    after the occupied ones; never fewer than it has)."""
+    after the occupied ones; never fewer than it has). True if seats were added."""
     engine = get_engine(room.game_name)
     try:
         most = engine.SEAT_RANGE(dict(room.rules))[1]
     except InvalidRules:  # stored rules the engine no longer takes: keep the seats as they are
-        return
+        return False
     if most > room.seat_count:
         Seat.objects.bulk_create([Seat(room=room, index=i) for i in range(room.seat_count, most)])
         room.seat_count = most
+        return True
+    return False
 
 
 # -------------------------------------------------------------------------------------------- create
@@ -483,7 +495,8 @@ def room_game_ended(*, game_id: int) -> Room | None:
 def room_socket_opened(*, room_id: int, user) -> Seat | None:
     """Count a socket of ``user`` in ``room_id``. Returns the user's seat, or ``None`` when the user has
     no seat (the socket is refused). The first socket of a seat marks it connected
-    (``game_set_connected(True)`` while playing); a player who had left mid-game is back in the seat."""
+    (``game_set_connected(True)``, also in the room's finished game: its view shows who is here); a player
+    who had left mid-game is back in the seat."""
     room = Room.objects.select_for_update().filter(pk=room_id).exclude(status=RoomStatus.CLOSED).first()
     if room is None:
         return None
@@ -497,8 +510,8 @@ def room_socket_opened(*, room_id: int, user) -> Seat | None:
     seat.connections += 1
     seat.save(update_fields=["connections", "left"])
     if seat.connections == 1:
-        if playing:
-            _set_connected(room.game_id, seat.index, True)
+        if room.game_id is not None:  # a finished game's view keeps ``connected`` current too
+            _set_connected(room.game_id, seat.index, True, user.pk)
         _changed(room)
     return seat
 
@@ -506,8 +519,8 @@ def room_socket_opened(*, room_id: int, user) -> Seat | None:
 @transaction.atomic
 def room_socket_closed(*, room_id: int, user_id: int, seat: int) -> None:
     """Uncount a socket of ``user_id``, opened in seat ``seat`` (the user's seat now, should a ``seats:
-    "auto"`` start have moved it); the last one marks the seat disconnected (``game_set_connected(False)``
-    while playing; the games app applies the away grace period)."""
+    "auto"`` start have moved it); the last one marks the seat disconnected (``game_set_connected(False)``,
+    in the room's playing or finished game; the games app applies the away grace period while it plays)."""
     room = Room.objects.select_for_update().filter(pk=room_id).first()
     if room is None:
         return
@@ -517,15 +530,15 @@ def room_socket_closed(*, room_id: int, user_id: int, seat: int) -> None:
     row.connections -= 1
     row.save(update_fields=["connections"])
     if row.connections == 0:
-        if room.status == RoomStatus.PLAYING and room.game_id is not None:
-            _set_connected(room.game_id, row.index, False)
+        if room.game_id is not None and room.status != RoomStatus.CLOSED:
+            _set_connected(room.game_id, row.index, False, user_id)
         if room.status != RoomStatus.CLOSED:
             _changed(room)
 
 
-def _set_connected(game_id: int, seat: int, connected: bool) -> None:
+def _set_connected(game_id: int, seat: int, connected: bool, user_id: int) -> None:
     try:
-        games_services.game_set_connected(game_id=game_id, seat=seat, connected=connected)
+        games_services.game_set_connected(game_id=game_id, seat=seat, connected=connected, user_id=user_id)
     except ApiError:
         logger.info("set_connected ignored for game %s", game_id)
 

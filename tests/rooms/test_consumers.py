@@ -15,6 +15,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from config.asgi import application
+from games import selectors as games_selectors
 from games import services as games_services
 from games.models import Game, GamePlayer
 from rooms import services
@@ -107,7 +108,9 @@ async def test_token_socket_without_origin_gets_room_then_game(players):
     assert [m["type"] for m in msgs] == ["room", "game"]
     assert msgs[1]["view"]["id"] == game_id
     assert msgs[1]["view"]["you"] == 0
-    assert msgs[1]["events"] == []
+    # The message for a seq carries that seq's events (issue 16): the start's, as the log gives them.
+    log = await database_sync_to_async(lambda: games_selectors.game_log(game=Game.objects.get(pk=game_id), seat=0))()
+    assert msgs[1]["events"] == log["events"] and {e["seq"] for e in log["events"]} == {0}
     await comm.disconnect()
 
 

@@ -1,0 +1,169 @@
+"""The action path's cost (issue 16): queries per accepted action through the REST endpoint with token
+auth, for every action type of both games and for the action that ends a room's game; and the HTTP
+answer going out before the broadcast is sent."""
+
+import asyncio
+import json
+import random
+
+import pytest
+from asgiref.testing import ApplicationCommunicator
+from channels.db import database_sync_to_async
+from django.db import connection
+
+from games import events, selectors
+from games.models import Game
+from rooms import services as room_services
+from rooms.models import Room
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="counts PostgreSQL's statements")
+
+ACTION_BUDGET = 5  # BEGIN, the locked read, the one write, COMMIT, and the token look-up
+ENDING_BUDGET = 10
+
+
+def _room_game(make_client, game: str, seats: int, rules: dict) -> tuple[Game, list]:
+    """A room of ``seats`` registered users playing ``game`` (through the rooms services); their clients."""
+    users = [UserFactory() for _ in range(seats)]
+    room = room_services.room_create(user=users[0], game=game, seats=seats, rules=rules)
+    for u in users[1:]:
+        room_services.room_join(code=room.code, user=u)
+    room_services.room_start(code=room.code, user=users[0])
+    room.refresh_from_db()
+    return Game.objects.get(pk=room.game_id), [make_client(u) for u in users]
+
+
+def _play(game, clients, django_assert_max_num_queries, *, steps: int, pick, until=frozenset()) -> dict:
+    """Play up to ``steps`` actions through ``POST /api/games/{id}/actions`` (an ``action_id`` each, as
+    clients send), each within the action budget (the one that ends the game: the ending budget);
+    ``pick(view, rng)`` chooses; stops early once every type of ``until`` was played. Returns the count of
+    applied actions by type."""
+    rng = random.Random(16)
+    seen: dict[str, int] = {}
+    for n in range(steps):
+        game.refresh_from_db()
+        if game.status != Game.PLAYING:
+            break
+        views = [selectors.game_view(game=game, seat=s) for s in range(len(clients))]
+        seat = next(s for s in range(len(clients)) if views[s]["legal_actions"])
+        action = pick(views[seat], rng)
+        with django_assert_max_num_queries(ENDING_BUDGET) as captured:
+            res = clients[seat].post(f"/api/games/{game.pk}/actions",
+                                     {**action, "seq": views[seat]["seq"], "action_id": f"a{n}"}, format="json")
+        assert res.status_code == 200, res.json()
+        if res.json()["status"] == "playing":
+            assert len(captured) <= ACTION_BUDGET, [q["sql"][:80] for q in captured.captured_queries]
+        assert res.json()["seq"] == views[seat]["seq"] + 1
+        seen[action["type"]] = seen.get(action["type"], 0) + 1
+        if until and set(until) <= set(seen):
+            break
+    return seen
+
+
+def _random(view, rng):
+    return rng.choice(view["legal_actions"])
+
+
+@pytest.fixture(autouse=True)
+def rating_enqueued(monkeypatch):
+    """The ranking receiver only enqueues ``rate_game`` (a worker runs it): recorded, not run eagerly."""
+    queued = []
+    monkeypatch.setattr("ranking.tasks.rate_game.delay", lambda game_id: queued.append(game_id))
+    return queued
+
+
+@pytest.mark.django_db
+def test_chinchirorin_actions_cost_at_most_five_queries(make_client, django_assert_max_num_queries):
+    from games.bots import chinchirorin as bots
+
+    def pick(view, rng):
+        legal = view["legal_actions"]
+        down = [a for a in legal if a["type"] == "step_down" and a["down"]]
+        return down[0] if down else bots.choose(view, legal, "normal", rng)  # the dealer steps down if offered
+
+    for seats in (2, 4):
+        game, clients = _room_game(make_client, "chinchirorin", seats, {"style": "common"})  # step-down offers
+        seen = _play(game, clients, django_assert_max_num_queries, steps=300, pick=pick, until={"step_down"})
+        assert {"bet", "roll", "step_down"} <= set(seen), seen
+
+
+@pytest.mark.django_db
+def test_chinchon_actions_cost_at_most_five_queries(make_client, django_assert_max_num_queries):
+    from games.bots import chinchon as bots
+
+    def pick(view, rng):
+        legal = view["legal_actions"]
+        reenter = [a for a in legal if a["type"] == "reenter" and a["accept"]]
+        return reenter[0] if reenter else bots.choose(view, legal, "normal", rng, seat=view["you"], rules=rules)
+
+    # Three seats, re-entry on and a low elimination score: a re-entry offer comes within a few hands.
+    rules = {"elimination": 50, "reentry": "unlimited"}
+    game, clients = _room_game(make_client, "chinchon", 3, rules)
+    rules = game.rules
+    seen = _play(game, clients, django_assert_max_num_queries, steps=600, pick=pick, until={"reenter"})
+    assert {"draw", "discard", "close", "reenter"} <= set(seen), seen
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["chinchirorin", "chinchon"])
+def test_the_action_ending_a_room_game_costs_at_most_ten_queries(kind, make_client, django_assert_max_num_queries,
+                                                                 rating_enqueued):
+    game, clients = _room_game(make_client, kind, 2, {})
+    with django_assert_max_num_queries(ENDING_BUDGET):
+        res = clients[1].post(f"/api/games/{game.pk}/actions", {"type": "resign", "seq": 0, "action_id": "r"},
+                              format="json")
+    assert res.status_code == 200 and res.json()["status"] == "finished"
+    assert Room.objects.get(game_id=game.pk).status == "finished"  # the room's receiver ran
+    assert rating_enqueued == [game.pk]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
+    """The seat messages are sent by a task on the server's loop: here the layer's ``group_send`` blocks
+    until released, and the answer still comes; the messages go once released."""
+    from config.asgi import application
+
+    release, sent = asyncio.Event(), []
+
+    class BlockingLayer:
+        async def group_send(self, group, message):
+            await release.wait()
+            sent.append((group, message))
+
+    def setup():
+        from rest_framework.authtoken.models import Token
+
+        users = [UserFactory(), UserFactory()]
+        room = room_services.room_create(user=users[0], game="chinchirorin", seats=2, rules={"first_dealer": "seat"})
+        room_services.room_join(code=room.code, user=users[1])
+        room_services.room_start(code=room.code, user=users[0])
+        room.refresh_from_db()
+        game = Game.objects.get(pk=room.game_id)
+        seat = next(s for s in (0, 1) if selectors.game_view(game=game, seat=s)["legal_actions"])
+        view = selectors.game_view(game=game, seat=seat)
+        token = Token.objects.create(user=users[seat]).key
+        return game, view, token
+
+    game, view, token = await database_sync_to_async(setup)()
+    monkeypatch.setattr(events, "get_channel_layer", lambda: BlockingLayer())
+    body = json.dumps({**view["legal_actions"][0], "seq": view["seq"]}).encode()
+    path = f"/api/games/{game.pk}/actions"
+    comm = ApplicationCommunicator(application, {
+        "type": "http", "http_version": "1.1", "method": "POST", "scheme": "http", "path": path,
+        "raw_path": path.encode(), "query_string": b"", "server": ("localhost", 80), "client": ("127.0.0.1", 9),
+        "headers": [(b"authorization", f"Token {token}".encode()), (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()), (b"host", b"localhost")]})
+    await comm.send_input({"type": "http.request", "body": body})
+    start = await comm.receive_output(timeout=20)
+    answer = await comm.receive_output(timeout=20)
+    assert start["status"] == 200, answer
+    assert json.loads(answer["body"])["seq"] == view["seq"] + 1
+    assert sent == []  # answered while every send was still waiting
+    release.set()
+    for _ in range(200):
+        if len(sent) == 2:
+            break
+        await asyncio.sleep(0.01)
+    assert sorted(g for g, _m in sent) == [f"{game.group}-seat-0", f"{game.group}-seat-1"]
+    assert {m["payload"]["view"]["seq"] for _g, m in sent} == {view["seq"] + 1}
