@@ -42,6 +42,18 @@ class UserAdmin(BaseUserAdmin):
     )
     add_fieldsets = BaseUserAdmin.add_fieldsets + (("Player", {"fields": ("display_name",)}),)
     inlines = [SanctionInline]
+    change_form_template = "moderation/change_form.html"
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The user's page: the form, their sanctions (inline), then their games, rooms, chat, reports,
+        ratings and friends (``moderation.selectors.user_overview``), all linked."""
+        from moderation.selectors import user_overview
+
+        user = self.get_object(request, object_id)
+        context = dict(extra_context or {})
+        if user is not None:
+            context.update(ov=user_overview(user), moderation_panels=["moderation/user_page.html"])
+        return super().change_view(request, object_id, form_url, extra_context=context)
 
 
 class SanctionForm(forms.ModelForm):

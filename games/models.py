@@ -56,6 +56,7 @@ class Game(models.Model):
 
     class Meta:
         ordering = ["-id"]
+        permissions = [("abort_game", "Can abort games")]
         indexes = [
             models.Index(fields=["status", "deadline"], name="game_status_deadline"),
             models.Index(fields=["status", "bot_due_at"], name="game_status_bot_due"),
@@ -73,6 +74,8 @@ class GamePlayer(models.Model):
     the last one closed; null if none ever closed or one is open), ``away`` (grace period passed, or three
     ``timeouts_in_row``), ``autoplay`` (handed to the CPU by the player), ``left`` (left the room
     mid-game). A human seat with any of away/autoplay/left is *played for* with the engine's default.
+    ``kicked``: a moderator removed the player (``left`` too): the seat is played for and the user may no
+    longer act, see or take it back (403 ``not_a_player``).
     """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="players")
@@ -87,6 +90,7 @@ class GamePlayer(models.Model):
     autoplay = models.BooleanField(default=False)
     left = models.BooleanField(default=False)
     timeouts_in_row = models.PositiveSmallIntegerField(default=0)
+    kicked = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["game_id", "seat"]

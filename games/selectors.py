@@ -124,10 +124,11 @@ def game_get(*, game_id) -> Game | None:
 
 
 def game_seat_of(*, game: Game, user) -> int | None:
-    """``user``'s seat in ``game``, or ``None`` if not seated."""
+    """``user``'s seat in ``game``, or ``None`` if not seated (or kicked from it by a moderator)."""
     if user is None or not getattr(user, "is_authenticated", False):
         return None
-    return GamePlayer.objects.filter(game=game, user=user, cpu=False).values_list("seat", flat=True).first()
+    return (GamePlayer.objects.filter(game=game, user=user, cpu=False, kicked=False)
+            .values_list("seat", flat=True).first())
 
 
 def game_log(*, game: Game, user=None, seat: int | None = None, after: int = -1, limit: int = LOG_PAGE) -> dict:
@@ -174,3 +175,85 @@ def games_for_user(*, user, status: str | None = None) -> QuerySet[Game]:
 def game_for_group(*, group: str) -> Game | None:
     """The newest game of a live-delivery group (a room's current or last game)."""
     return Game.objects.filter(group=group).order_by("-id").first()
+
+
+# ------------------------------------------------------------------------------------------ timeline
+def _card(code) -> str:
+    """``"7O"`` -> ``"7 of Oros"``; ``"JK"`` -> ``"joker"``."""
+    from games.engine.cards import SUIT_NAMES
+
+    if code == "JK":
+        return "joker"
+    if not isinstance(code, str) or len(code) < 2:
+        return str(code)
+    return f"{code[:-1]} of {SUIT_NAMES.get(code[-1], code[-1])}"
+
+
+def _dice(dice) -> str:
+    return "out of the bowl" if dice is None else "-".join(str(d) for d in dice)
+
+
+def _describe(action: dict, events: list[dict]) -> str:
+    """One log row in words, from its action and the events shown (public ones while the game is on)."""
+    kind = action.get("type")
+    by_type: dict[str, list[dict]] = {}
+    for ev in events:
+        by_type.setdefault(ev.get("type", ""), []).append(ev)
+    if kind == "start":
+        return "game started"
+    if kind == "abort":
+        return f"game aborted ({action.get('reason', '')})"
+    if kind == "resign":
+        return "resigns"
+    if kind == "bet":
+        return f"bets {action.get('amount')}"
+    if kind == "step_down":
+        return "steps down as dealer" if action.get("down") else "keeps the bank"
+    if kind == "roll":
+        if by_type.get("first_dealer_roll"):
+            return f"rolls {by_type['first_dealer_roll'][0].get('die')} for first dealer"
+        parts = [_dice(ev.get("dice")) for ev in by_type.get("throw", [])]
+        text = "rolls " + ", ".join(parts) if parts else "rolls"
+        hands = by_type.get("hand", [])
+        if hands:
+            text += f" → {hands[-1].get('hand')}"
+        return text
+    if kind == "draw":
+        if action.get("source") == "discard":
+            card = next((ev.get("card") for ev in by_type.get("draw", []) if ev.get("card")), None)
+            return f"takes {_card(card)} from the discard pile" if card else "takes from the discard pile"
+        drawn = by_type.get("drawn", [])
+        return f"draws {_card(drawn[0].get('card'))} from the stock" if drawn else "draws from the stock"
+    if kind == "discard":
+        return f"discards {_card(action.get('card'))}"
+    if kind == "close":
+        return f"closes, {_card(action.get('card'))} face down"
+    if kind == "reenter":
+        return "re-enters" if action.get("accept") else "declines to re-enter"
+    return str(action)
+
+
+def game_timeline(game: Game) -> list[dict]:
+    """The game's log as a readable timeline for moderators, oldest first: ``[{seq, at, by, seat, who,
+    text, events}]`` where ``by`` is player / timeout / away / cpu / system, ``who`` the seat's player
+    ("CPU" for a CPU seat), ``text`` the action in words and ``events`` the types of what followed.
+
+    While the game is playing only public events are read (as a spectator sees them, ``events_for(...,
+    None)``): no hidden card, not the card a closer lays face down; once it is over everything is shown.
+    """
+    from games.engine.types import events_for
+
+    over = game.status != Game.PLAYING
+    names = {p.seat: ("CPU" if p.cpu else str(p.user) if p.user else f"seat {p.seat}")
+             for p in GamePlayer.objects.filter(game=game).select_related("user")}
+    out = []
+    for row in GameAction.objects.filter(game=game).order_by("seq"):
+        events = [{k: v for k, v in ev.items() if k != "audience"} for ev in row.events] if over \
+            else events_for(row.events, None)
+        # The closer's face-down card is never shown while the game is on.
+        hidden_close = not over and row.action.get("type") == "close"
+        text = "closes" if hidden_close else _describe(row.action, events)
+        out.append({"seq": row.seq, "at": row.created_at, "by": row.by, "seat": row.seat,
+                    "who": names.get(row.seat, "—") if row.seat is not None else "—", "text": text,
+                    "events": ", ".join(ev.get("type", "") for ev in events)})
+    return out

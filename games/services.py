@@ -31,6 +31,7 @@ from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from config import metrics
+from config.audit import audit_record
 from config.errors import ApiError
 from games import events as game_events
 from games import selectors
@@ -719,11 +720,11 @@ def game_sweep(*, now: datetime | None = None) -> dict:
 
 # ----------------------------------------------------------------------------------- presence
 def _human_seat(ctx: _Ctx, user) -> GamePlayer | None:
-    """``user``'s human seat among the locked game's players, or ``None``."""
+    """``user``'s human seat among the locked game's players, or ``None`` (also once kicked)."""
     pk = getattr(user, "pk", None)
     if pk is None:
         return None
-    return next((p for p in ctx.players.values() if not p.cpu and p.user_id == pk), None)
+    return next((p for p in ctx.players.values() if not p.cpu and not p.kicked and p.user_id == pk), None)
 
 
 def game_set_connected(*, game_id: int, seat: int, connected: bool, user_id: int | None = None) -> None:
@@ -846,16 +847,24 @@ def game_player_returned(*, game_id: int, user) -> None:
     _set_left(game_id, user, False)
 
 
-def _set_left(game_id: int, user, left: bool) -> None:
+def game_player_kicked(*, game_id: int, user) -> int | None:
+    """A moderator removed ``user`` from the game: the seat is played for (``left``) and ``kicked``, so the
+    user may no longer act in, see or take back the seat (403 ``not_a_player``). Locks the game; returns
+    the seat, or ``None`` if the game is over or the user has no seat."""
+    return _set_left(game_id, user, True, kicked=True)
+
+
+def _set_left(game_id: int, user, left: bool, kicked: bool = False) -> int | None:
     with transaction.atomic():
         ctx = _lock_or_none(game_id)
         if ctx is None:
-            return
+            return None
         gp = _human_seat(ctx, user)
         if gp is None or ctx.game.status != Game.PLAYING:
-            return
+            return None
         if left:
             gp.left = True
+            gp.kicked = kicked
         else:
             gp.left = gp.away = False
             gp.timeouts_in_row = 0
@@ -863,6 +872,7 @@ def _set_left(game_id: int, user, left: bool) -> None:
         ctx.presence.add(gp.seat)
         _refresh_times(ctx, _now(), False)
         _save(ctx)
+        return gp.seat
 
 
 # ------------------------------------------------------------------------------------- endings
@@ -890,6 +900,21 @@ def game_abort(*, game_id: int, reason: str) -> bool:
         ctx.seqs[game.seq] = (BY_SYSTEM, events)
         ctx.finished = True
         _save(ctx)
+        return True
+
+
+def game_moderator_abort(*, game_id: int, by, reason: str) -> bool:
+    """A moderator aborts a playing game (:func:`game_abort`, unrated; the players see the ``game`` message
+    with status ``aborted`` and the public event ``game_aborted`` with reason ``moderator``). ``reason``
+    (the moderator's, not shown to players) goes to the audit row with ``by``. Returns False (and writes
+    nothing) if the game was not playing."""
+
+    with transaction.atomic():
+        if not game_abort(game_id=game_id, reason="moderator"):
+            return False
+        game = Game.objects.get(pk=game_id)
+        audit_record(actor=by, action="game_abort", target=game, reason=reason,
+                     changes={"status": [Game.PLAYING, Game.ABORTED]})
         return True
 
 

@@ -21,6 +21,7 @@ class Rating(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["user", "game"], name="rating_unique_user_game")]
+        permissions = [("adjust_rating", "Can adjust ratings")]
         indexes = [models.Index(fields=["game", "-rating"], name="rating_game_rating")]
 
     def __str__(self) -> str:
@@ -116,21 +117,25 @@ class QueueEntry(models.Model):
 
 
 class RatingChange(models.Model):
-    """The rating change of one player from one rated game: applied exactly once (``unique(game, user)``).
+    """The rating change of one player from one rated game: applied exactly once (``unique(game, user)``);
+    or a moderator's adjustment (``game`` null, ``reason``, ``adjusted_by``; ``seat``/``place`` null, ``k`` 0).
 
     ``before``/``after``/``change`` in rating points (``after = before + change``); ``k``: the K used;
     ``place``: the seat's place in the final standing; ``game_name``: the game's engine name.
     """
 
-    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="+")
+    game = models.ForeignKey("games.Game", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes")
     game_name = models.CharField(max_length=16, choices=GAME_CHOICES)
-    seat = models.PositiveSmallIntegerField()
-    place = models.PositiveSmallIntegerField()
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
     before = models.IntegerField()
     after = models.IntegerField()
     change = models.IntegerField()
-    k = models.PositiveSmallIntegerField()
+    k = models.PositiveSmallIntegerField(default=0)
+    reason = models.CharField(max_length=200, blank=True, default="")
+    adjusted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -173,10 +173,11 @@ def user_stats(user) -> dict:
          "per_game": {"chinchirorin": {"games", "wins", "draws", "losses", "rating", "rated_games",
                                        "pinzoro", "arashi", "shigoro", "hifumi", "hands_finished"},
                       "chinchon": {..., "minus_ten", "chinchon", "hands_finished", "cards_discarded"}},
-         "rating_history": {"chinchirorin": [{game_id, at, before, after, change}], "chinchon": [...]}}
+         "rating_history": {"chinchirorin": [{game_id, at, before, after, change, reason}], "chinchon": [...]}}
 
     Counts cover every finished (not aborted) game the user played a human seat in, ranked or not;
-    ``rated_games`` and the history only rated ones (oldest first). ``level_xp``/``next_level_xp``: total
+    ``rated_games`` and the history only rated ones (oldest first), with moderators' adjustments among
+    them (``game_id`` null, ``reason`` given; a game's row has ``reason`` ""). ``level_xp``/``next_level_xp``: total
     XP at which the current / next level starts.
     """
     from django.db.models import Count, Sum
@@ -204,7 +205,8 @@ def user_stats(user) -> dict:
     history: dict[str, list] = {g: [] for g in GAMES}
     for c in RatingChange.objects.filter(user=user).order_by("id"):
         history.setdefault(c.game_name, []).append(
-            {"game_id": c.game_id, "at": c.created_at, "before": c.before, "after": c.after, "change": c.change})
+            {"game_id": c.game_id, "at": c.created_at, "before": c.before, "after": c.after, "change": c.change,
+             "reason": c.reason})
     totals["xp"] += grants_xp(user.id)
     level = level_for(totals["xp"])
     return {"player": player_of(user), **totals, "level": level, "level_xp": level_xp(level),

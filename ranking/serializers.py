@@ -165,13 +165,15 @@ class XpLeaderboardRowSerializer(serializers.Serializer):
 
 # ----------------------------------------------------------------------------------------------- stats
 class RatingHistoryRowSerializer(serializers.Serializer):
-    """One rated game: ``{game_id, at, before, after, change}`` (rating points)."""
+    """One rated game, or a moderator's adjustment: ``{game_id, at, before, after, change, reason}``
+    (rating points; an adjustment has ``game_id`` null and its ``reason``, a game ``reason`` "")."""
 
-    game_id = serializers.IntegerField()
+    game_id = serializers.IntegerField(allow_null=True)
     at = DateTimeMsField()
     before = serializers.IntegerField()
     after = serializers.IntegerField()
     change = serializers.IntegerField()
+    reason = serializers.CharField()
 
 
 class GameCountsSerializer(serializers.Serializer):

@@ -28,6 +28,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts.sanctions import user_group
+from config.audit import audit_record
 from config.errors import ApiError, invalid_field
 from games.events import group_send
 from ranking.models import START_RATING, FriendRequest, Friendship, QueueEntry, Rating
@@ -506,3 +507,38 @@ def game_process_finished(*, game_id: int) -> dict:
     changes = game_rate(game_id=game_id)
     records = game_record(game_id=game_id)
     return {"rated": len(changes), "recorded": len(records)}
+
+
+# --------------------------------------------------------------------------------------------- moderation
+ADJUST_MAX = 1000
+"""The largest rating adjustment a moderator may make at once, either way (rating points)."""
+
+
+@transaction.atomic
+def rating_adjust(*, user, game: str, amount: int, reason: str, by):
+    """A moderator's rating adjustment: ``user``'s rating in ``game`` moves by ``amount`` points (±1..1000)
+    for ``reason``; written as a :class:`~ranking.models.RatingChange` with no game (``reason``,
+    ``adjusted_by``, ``k`` 0) so it shows in the player's rating history; the rated-game count is not
+    touched. Locks the rating row (created at 1500 if missing); one audit row. Returns the change.
+
+    Raises 400 ``invalid`` naming ``game``, ``amount`` or ``reason``.
+    """
+    from ranking.models import RatingChange
+
+    if game not in GAMES:
+        raise invalid_field("game", f"Must be one of {', '.join(GAMES)}.")
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0 or abs(amount) > ADJUST_MAX:
+        raise invalid_field("amount", f"A non-zero integer within ±{ADJUST_MAX}.")
+    reason = (reason or "").strip()[:200]
+    if not reason:
+        raise invalid_field("reason", "Give a reason.")
+    Rating.objects.get_or_create(user=user, game=game)
+    row = Rating.objects.select_for_update().get(user=user, game=game)
+    before = row.rating
+    row.rating = before + amount
+    row.save(update_fields=["rating", "updated_at"])
+    change = RatingChange.objects.create(game=None, user=user, game_name=game, before=before, after=row.rating,
+                                         change=amount, k=0, reason=reason, adjusted_by=by)
+    audit_record(actor=by, action="rating_adjust", target=row, reason=reason,
+                 changes={"rating": [before, row.rating]}, amount=amount, game=game)
+    return change

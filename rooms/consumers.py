@@ -22,8 +22,11 @@ only to the sender as ``{type: "error", code, detail, fields?, action_id?}``.
 Group messages handled (``payload`` is sent as it is): ``game.update`` (a seat's ``game`` message: each
 socket gets each seq at most once, in order, and the message it gets carries every event since its
 previous one; seqs whose message was overtaken or lost are filled from the log, see ``_send_game``),
-``room.update``, ``room.chat``, ``room.presence``, ``room.achievement``; and, to the group ``user-<id>``
-the socket also joins, ``queue.matched`` (the ranked queue found a room) and ``user.revoked``
+``room.update``, ``room.chat``, ``room.presence``, ``room.achievement``; from moderators
+``room.chat_hidden`` (``{type: "chat_hidden", id}``), ``room.closed`` (``{type: "room_closed"}``, then
+close **4404**) and ``room.kick`` (to the kicked user's sockets only: ``{type: "kicked", seat}``, then
+close **4403**); and, to the group ``user-<id>`` the socket also joins, ``queue.matched`` (the ranked queue
+found a room), ``user.warning`` (a moderator's warning: ``{type: "warning", detail}``) and ``user.revoked``
 (``{close_code, code?, detail?, until?}``: send the error, if any, and close with ``close_code``).
 """
 
@@ -359,6 +362,23 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         """A chat ``message``."""
         await self.send_json(event["payload"])
 
+    async def room_chat_hidden(self, event):
+        """``{type: "chat_hidden", id}``: a moderator hid that chat message; clients remove it."""
+        await self.send_json(event["payload"])
+
+    async def room_closed(self, event):
+        """A moderator closed the room: ``{type: "room_closed", detail}``, then the socket closes (4404)."""
+        await self.send_json(event["payload"])
+        await self.close(code=event["close_code"])
+
+    async def room_kick(self, event):
+        """A moderator kicked ``user_id`` from this room: that user's sockets get ``{type: "kicked",
+        seat}`` and close (4403); the others ignore it (they get the new ``room``)."""
+        if self.user.pk != event.get("user_id") or self.seat is None:
+            return
+        await self.send_json(event["payload"])
+        await self.close(code=event["close_code"])
+
     async def room_presence(self, event):
         """``{type: "presence", seat, connected, away, cpu_playing}`` from the games app."""
         await self.send_json(event["payload"])
@@ -372,6 +392,11 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         ``user-<id>`` (``accounts.sanctions``: ban 4409, suspension 4410, logout 4401)."""
         body = {k: event[k] for k in ("code", "detail", "until") if k in event} or None
         await self._revoke(int(event["close_code"]), body)
+
+    async def user_warning(self, event):
+        """``{type: "warning", detail}`` to the group ``user-<id>``: a moderator's warning (a report's
+        outcome)."""
+        await self.send_json(event["payload"])
 
     async def queue_matched(self, event):
         """``{type: "queue", status: "matched", room}`` to the group ``user-<id>`` (ranking's queue)."""

@@ -68,6 +68,7 @@ class Room(models.Model):
             models.UniqueConstraint(fields=["code"], condition=~Q(status="closed"),
                                     name="room_code_unique_not_closed"),
         ]
+        permissions = [("moderate_room", "Can close rooms and kick seats")]
 
     def __str__(self) -> str:
         return f"{self.code} ({self.game_name}, {self.status})"
@@ -114,7 +115,8 @@ class Seat(models.Model):
 
 class ChatMessage(models.Model):
     """One chat message: exactly one of ``text`` (1–200 characters), ``emoji`` or ``phrase`` (a catalogue
-    id), by ``user`` sitting in ``seat``."""
+    id), by ``user`` sitting in ``seat``. A moderator may hide it (``hidden_at``, ``hidden_by``,
+    ``hidden_reason``): it is then gone from the room's history but kept for the record."""
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="messages")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_messages")
@@ -123,11 +125,36 @@ class ChatMessage(models.Model):
     emoji = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001 - exactly one is set
     phrase = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001 - exactly one is set
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    hidden_at = models.DateTimeField(null=True, blank=True)
+    hidden_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="+")
+    hidden_reason = models.CharField(max_length=200, blank=True, default="")
 
     class Meta:
         ordering = ["id"]
         indexes = [models.Index(fields=["room", "-id"], name="chat_room_id_desc")]
+        permissions = [("hide_chatmessage", "Can hide chat messages")]
 
     def __str__(self) -> str:
         body = self.text if self.text is not None else (self.emoji or self.phrase)
         return f"{self.room_id} {self.user_id}: {body}"
+
+
+class RoomKick(models.Model):
+    """A moderator removed ``user`` from seat ``seat`` of ``room``: the CPU plays the seat until the game
+    ends and the user may not join (or open a socket in) that room again (403 ``kicked``)."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="kicks")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="room_kicks")
+    seat = models.PositiveSmallIntegerField()
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                           related_name="+")
+    reason = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [models.UniqueConstraint(fields=["room", "user"], name="roomkick_unique_room_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} kicked from {self.room_id} seat {self.seat}"

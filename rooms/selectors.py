@@ -66,8 +66,9 @@ def rooms_for_user(user) -> QuerySet[Room]:
 
 
 def chat_messages(*, room: Room, before: int | None = None, limit: int = CHAT_PAGE) -> list[ChatMessage]:
-    """The last ``limit`` messages of ``room`` (with id < ``before`` when given), oldest first."""
-    qs = ChatMessage.objects.filter(room=room).select_related("user")
+    """The last ``limit`` messages of ``room`` (with id < ``before`` when given), oldest first; messages a
+    moderator hid are left out."""
+    qs = ChatMessage.objects.filter(room=room, hidden_at__isnull=True).select_related("user")
     if before is not None:
         qs = qs.filter(id__lt=before)
     return list(reversed(qs.order_by("-id")[:limit]))

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from accounts.sanctions import standing_error, user_check_standing, user_mute_status
+from config.audit import audit_record
 from config.errors import ApiError, invalid_field
 from games import services as games_services
 from games.engine.errors import InvalidRules
@@ -31,6 +32,7 @@ from rooms.models import (
     SEATS_AUTO,
     ChatMessage,
     Room,
+    RoomKick,
     RoomStatus,
     Seat,
 )
@@ -258,10 +260,13 @@ def room_join(*, code: str, user) -> Room:
     """Take the lowest free seat (idempotent for a seated player). A player who left mid-game gets the
     seat back (``games.services.game_player_returned``). Sends ``room_joined`` after the commit.
 
-    Raises 404, 403 ``registration_required`` (guest, ranked room), 409 ``already_started`` (a game is
-    on and the caller has no seat in it), 409 ``room_full``.
+    Raises 404, 403 ``kicked`` (a moderator removed the caller from this room), 403
+    ``registration_required`` (guest, ranked room), 409 ``already_started`` (a game is on and the caller
+    has no seat in it), 409 ``room_full``.
     """
     room, seats = _lock(code)
+    if RoomKick.objects.filter(room=room, user=user).exists():
+        raise _kicked()
     mine = next((s for s in seats if s.user_id == user.pk), None)
     if mine is not None:
         if mine.left and room.status == RoomStatus.PLAYING:
@@ -496,12 +501,14 @@ def room_socket_opened(*, room_id: int, user) -> Seat | None:
     """Count a socket of ``user`` in ``room_id``. Returns the user's seat, or ``None`` when the user has
     no seat (the socket is refused). The first socket of a seat marks it connected
     (``game_set_connected(True)``, also in the room's finished game: its view shows who is here); a player
-    who had left mid-game is back in the seat."""
+    who had left mid-game is back in the seat, unless a moderator kicked them (refused: ``None``)."""
     room = Room.objects.select_for_update().filter(pk=room_id).exclude(status=RoomStatus.CLOSED).first()
     if room is None:
         return None
     seat = Seat.objects.select_for_update().filter(room=room, user=user).first()
     if seat is None:
+        return None
+    if seat.left and RoomKick.objects.filter(room=room, user=user).exists():
         return None
     playing = room.status == RoomStatus.PLAYING and room.game_id is not None
     if seat.left and playing:
@@ -603,6 +610,125 @@ def chat_post(*, code: str, user, data) -> ChatMessage:
     payload = {"type": "chat", "message": message_data(message)}
     transaction.on_commit(lambda: group_send(room.group, {"type": "room.chat", "payload": payload}))
     return message
+
+
+# ------------------------------------------------------------------------------------- moderation
+CLOSE_ROOM_CLOSED = 4404  # the socket close code of a room closed by a moderator
+CLOSE_KICKED = 4403  # the socket close code of a player kicked by a moderator (not seated any more)
+
+
+def _kicked() -> ApiError:
+    return ApiError("kicked", "A moderator removed you from this room.", 403)
+
+
+def _room_for_moderation(room_id: int) -> Room:
+    room = Room.objects.select_for_update().filter(pk=room_id).first()
+    if room is None:
+        raise ApiError("not_found", "No such room.", 404)
+    return room
+
+
+def _reason(reason: str) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise invalid_field("reason", "Give a reason.")
+    return reason[:200]
+
+
+@transaction.atomic
+def chat_message_hide(*, message_id: int, by, reason: str) -> ChatMessage:
+    """Hide a chat message (a moderator ``by``, with ``reason``): it leaves the room's history
+    (``GET .../messages``) and, after the commit, every socket of the room gets ``{"type": "chat_hidden",
+    "id"}`` so clients remove it. The row stays for the record; one audit row. Idempotent (hiding a hidden
+    message changes nothing). Raises 404 ``not_found``, 400 ``invalid`` naming ``reason`` (empty)."""
+    reason = _reason(reason)
+    message = ChatMessage.objects.select_for_update(of=("self",)).select_related("room").filter(
+        pk=message_id).first()
+    if message is None:
+        raise ApiError("not_found", "No such message.", 404)
+    if message.hidden_at is not None:
+        return message
+    message.hidden_at, message.hidden_by, message.hidden_reason = timezone.now(), by, reason
+    message.save(update_fields=["hidden_at", "hidden_by", "hidden_reason"])
+    audit_record(actor=by, action="chat_hide", target=message, reason=reason,
+                 changes={"hidden_at": [None, message.hidden_at]}, text=message.text or message.emoji
+                 or message.phrase)
+    room = message.room
+    if room.status != RoomStatus.CLOSED:
+        payload = {"type": "chat_hidden", "id": message.pk}
+        transaction.on_commit(lambda: group_send(room.group, {"type": "room.chat_hidden", "payload": payload}))
+    return message
+
+
+@transaction.atomic
+def room_close(*, room_id: int, by, reason: str) -> Room:
+    """Close a room (a moderator ``by``, with ``reason``): a game playing in it is aborted, unrated
+    (``games.services.game_abort``, reason ``room_closed``); the room becomes ``closed`` (its code answers
+    404 from now on). After the commit its sockets get the ``room`` message (status ``closed``), then
+    ``{"type": "room_closed", "detail"}`` and are closed with **4404**. One audit row. Idempotent.
+    Raises 404 ``not_found``, 400 ``invalid`` naming ``reason``."""
+    reason = _reason(reason)
+    room = _room_for_moderation(room_id)
+    if room.status == RoomStatus.CLOSED:
+        return room
+    before = room.status
+    aborted = False
+    if room.status == RoomStatus.PLAYING and room.game_id is not None:
+        aborted = games_services.game_abort(game_id=room.game_id, reason="room_closed")
+    room.status = RoomStatus.CLOSED
+    _changed(room, "status")
+    audit_record(actor=by, action="room_close", target=room, reason=reason,
+                 changes={"status": [before, RoomStatus.CLOSED]}, game_aborted=room.game_id if aborted else None)
+    message = {"type": "room.closed", "close_code": CLOSE_ROOM_CLOSED,
+               "payload": {"type": "room_closed", "detail": "A moderator closed this room."}}
+    group = room.group
+    transaction.on_commit(lambda: group_send(group, message))
+    return room
+
+
+@transaction.atomic
+def room_kick(*, room_id: int, seat: int, by, reason: str) -> RoomKick:
+    """Remove the player of seat ``seat`` (a moderator ``by``, with ``reason``). During a game the CPU
+    plays the seat until the end (``games.services.game_player_kicked``: the player can no longer act,
+    see it or take it back), then it is emptied; otherwise the seat is emptied at once. Either way the
+    user may not join the room again (403 ``kicked``) nor open a socket in it (4403); the host passes on
+    if it was them. After the commit the room gets the new ``room`` and the user's sockets in this room
+    get ``{"type": "kicked", "seat"}`` and are closed with **4403**. One audit row.
+    Raises 404 ``not_found`` (room, or no such seat), 400 ``invalid`` naming ``seat`` (no player there)
+    or ``reason``, 409 ``room_closed`` (the room is closed)."""
+    reason = _reason(reason)
+    room = _room_for_moderation(room_id)
+    if room.status == RoomStatus.CLOSED:
+        raise ApiError("room_closed", "The room is closed.", 409)
+    seats = selectors.room_seats(room)
+    if not 0 <= seat < len(seats):
+        raise ApiError("not_found", "No such seat.", 404)
+    target = seats[seat]
+    user = target.user
+    if user is None:
+        raise invalid_field("seat", "No player sits there.")
+    kick, _ = RoomKick.objects.get_or_create(room=room, user=user,
+                                             defaults={"seat": seat, "by": by, "reason": reason})
+    if room.status == RoomStatus.PLAYING and room.game_id is not None:
+        target.left = True
+        target.save(update_fields=["left"])
+        games_services.game_player_kicked(game_id=room.game_id, user=user)
+    else:
+        _empty_seat(target)
+        target.save()
+        if not _humans(seats):
+            room.status = RoomStatus.CLOSED
+    if room.host_id == user.pk:
+        nxt = _next_host(seats, seat)
+        room.host_id = nxt.user_id if nxt else None
+    _changed(room, "host", "status")
+    audit_record(actor=by, action="seat_kick", target=room, reason=reason, seat=seat, user_id=user.pk,
+                 username=user.username)
+    message = {"type": "room.kick", "user_id": user.pk, "close_code": CLOSE_KICKED,
+               "payload": {"type": "kicked", "seat": seat}}
+    group = room.group
+    transaction.on_commit(lambda: group_send(group, message))
+    return kick
 
 
 # ---------------------------------------------------------------------------------------- idle rooms

@@ -25,7 +25,7 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 PUBLIC_URL = env("PUBLIC_URL", default="http://127.0.0.1:8000").rstrip("/")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "moderation.admin_config.ChinchiAdminConfig",  # django.contrib.admin with the moderators' site (dashboard)
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -37,11 +37,13 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc served from our own static files, no CDN
     "channels",
     "auditlog",
+    "axes",
     "accounts",
     "games",
     "rooms",
     "ranking",
     "coins",
+    "moderation",
 ]
 
 MIDDLEWARE = [
@@ -57,7 +59,25 @@ MIDDLEWARE = [
     "auditlog.middleware.AuditlogMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Admin login throttling (django-axes): last, as its documentation asks.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# django-axes watches the admin's login only (the API login has its own DRF throttle): its backend skips
+# calls without a request (the test client's login, management commands), its handler records admin
+# logins only. AXES_FAILURE_LIMIT failures from one address lock it out for AXES_COOLOFF_MINUTES.
+AUTHENTICATION_BACKENDS = [
+    "moderation.axes.AdminLoginAxesBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "moderation.axes.AdminLoginAxesHandler"
+AXES_ONLY_ADMIN_SITE = True
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_MINUTES", default=15.0) / 60  # hours
+AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_DISABLE_ACCESS_LOG = True  # successful logins are not stored; failures are (admin "Access attempts")
+
 
 ROOT_URLCONF = "config.urls"
 CSRF_FAILURE_VIEW = "config.errors.csrf_failure"  # JSON in the API's error shape under /api/
@@ -169,6 +189,7 @@ REST_FRAMEWORK = {
         "login": env("THROTTLE_LOGIN", default="10/min"),
         "register": env("THROTTLE_REGISTER", default="30/min"),
         "chat": env("THROTTLE_CHAT", default="5/10s"),
+        "report": env("THROTTLE_REPORT", default="10/hour"),
     },
     # Proxies in front of the server whose X-Forwarded-For entries are trusted (0: the peer address is the
     # client; a client cannot pick its own address for throttles and IP blocks by sending the header).

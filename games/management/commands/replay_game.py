@@ -1,16 +1,13 @@
 """``python manage.py replay_game ID``: replay a game from its seed and action log and check that it
-reaches the same state and result (scheme hmac-sha256-seq-v1, API.md "fairness").
-
-Checks: sha256(seed) is the commitment shown; the initial state from ``rng_for_seq(seed, 0)``; every
-logged action applied with ``rng_for_seq(seed, seq)`` gives the logged events; the final state and the
-result equal the stored ones. Exits non-zero (CommandError) on the first difference.
+reaches the same state and result (scheme hmac-sha256-seq-v1, API.md "fairness"): see
+:func:`games.replay.game_replay_check`. Exits non-zero (CommandError) on the first difference.
 """
 
 from django.core.management.base import BaseCommand, CommandError
 
 from games.engine import rng as rngmod
-from games.engine.registry import get_engine
-from games.models import Game, GameAction
+from games.models import Game
+from games.replay import ReplayMismatch, game_replay_check
 
 
 class Command(BaseCommand):
@@ -24,32 +21,12 @@ class Command(BaseCommand):
         game = Game.objects.filter(pk=opts["game_id"]).first()
         if game is None:
             raise CommandError(f"no game {opts['game_id']}")
-        seed = bytes.fromhex(opts["seed"]) if opts.get("seed") else bytes(game.seed)
-        if rngmod.commitment(seed) != rngmod.commitment(bytes(game.seed)):
-            raise CommandError("the seed does not match the game's commitment")
-        engine = get_engine(game.game)
-        n = game.players.count()
-        rules = engine.validate_rules(game.rules, n)
-        state, events = engine.initial_state(rules, n, rngmod.rng_for_seq(seed, 0))
-        rows = list(GameAction.objects.filter(game=game).order_by("seq"))
-        if not rows or rows[0].seq != 0:
-            raise CommandError("the log has no start row")
-        if rows[0].events != events:
-            raise CommandError("seq 0: the start events differ")
-        aborted = False
-        for row in rows[1:]:
-            if row.action.get("type") == "abort" and row.seat is None:
-                aborted = True
-                continue
-            state, events = engine.apply(state, row.seat, row.action, rngmod.rng_for_seq(seed, row.seq))
-            if events != row.events:
-                raise CommandError(f"seq {row.seq}: the events differ")
-        if engine.to_dict(state) != game.state:
-            raise CommandError("the final state differs")
-        outcome = {"standing": [], "reason": "aborted"} if aborted else engine.outcome(state)
-        if outcome != game.result:
-            raise CommandError(f"the result differs: replayed {outcome}, stored {game.result}")
+        seed = bytes.fromhex(opts["seed"]) if opts.get("seed") else None
+        try:
+            checked = game_replay_check(game, seed)
+        except ReplayMismatch as exc:
+            raise CommandError(str(exc)) from exc
         self.stdout.write(self.style.SUCCESS(
-            f"game {game.pk}: {len(rows) - 1} actions replayed; same state and result "
-            f"({rngmod.SCHEME}, commitment {rngmod.commitment(seed)})"))
-        self.stdout.write(f"result: {outcome}")
+            f"game {game.pk}: {checked.actions} actions replayed; same state and result "
+            f"({rngmod.SCHEME}, commitment {checked.commitment})"))
+        self.stdout.write(f"result: {checked.result}")

@@ -1,0 +1,235 @@
+"""The moderators' admin pages: the report queue (with the reported content in context, take, resolve)
+and the ranked-play integrity flags."""
+
+from datetime import timedelta
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+from django.http import HttpResponseRedirect
+from django.urls import path, reverse
+from django.utils import timezone
+from django.utils.html import format_html
+
+from config.errors import ApiError
+from moderation import services
+from moderation.admin_tools import ReadOnlyAdmin, action_page
+from moderation.models import IntegrityFlag, Report
+
+CHAT_CONTEXT = 8  # messages shown before and after a reported one
+LOG_CONTEXT = 30  # last timeline rows of a reported game shown on the report's page
+
+
+def _open_reports_on_target():
+    return Coalesce(Subquery(
+        Report.objects.filter(target_key=OuterRef("target_key"), status=Report.Status.OPEN)
+        .values("target_key").annotate(n=Count("id")).values("n")[:1]), 0)
+
+
+class ResolveForm(forms.Form):
+    """A report's outcome, whom it applies to, for how long (mute/suspend) and why."""
+
+    outcome = forms.ChoiceField(choices=Report.Outcome.choices)
+    user = forms.ModelChoiceField(queryset=get_user_model().objects.none(), required=False,
+                                  help_text="Whom the warning or sanction applies to.")
+    hours = forms.IntegerField(min_value=1, max_value=24 * 365, required=False,
+                               help_text="Mute / suspend: for how many hours.")
+    note = forms.CharField(max_length=500, widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
+                           help_text="Why (the sanction's reason and the report's outcome note).")
+
+    def __init__(self, *args, candidates, initial_user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["user"].queryset = get_user_model().objects.filter(pk__in=[u.pk for u in candidates])
+        if initial_user is not None:
+            self.fields["user"].initial = initial_user.pk
+
+    def clean(self):
+        data = super().clean()
+        outcome = data.get("outcome")
+        if outcome in (Report.Outcome.MUTE, Report.Outcome.SUSPEND) and not data.get("hours"):
+            self.add_error("hours", "A mute or suspension needs a length.")
+        if outcome and outcome != Report.Outcome.DISMISS and not data.get("user"):
+            self.add_error("user", "Choose whom this applies to.")
+        return data
+
+
+@admin.register(Report)
+class ReportAdmin(ReadOnlyAdmin):
+    """The report queue: open reports by default, most-reported targets first, then newest. A report's
+    page shows the reported content in context; "Take" assigns it (and its target's other open reports)
+    to you; "Resolve" applies an outcome through the services."""
+
+    list_display = ["id", "created_at", "kind", "target", "reported_user", "reason", "reports_on_target",
+                    "status", "assigned_to", "outcome"]
+    list_display_links = ["id", "created_at"]
+    list_filter = ["status", "kind", "reason", "outcome", ("assigned_to", admin.EmptyFieldListFilter)]
+    search_fields = ["reported_user__username", "reported_user__display_name", "reporter__username", "content",
+                     "note"]
+    list_select_related = ["reporter", "reported_user", "assigned_to"]
+    fields = ["kind", "target", "reported_user", "reporter", "reason", "note", "content", "created_at", "status",
+              "assigned_to", "outcome", "outcome_note", "resolved_by", "resolved_at"]
+    readonly_fields = fields
+    change_form_template = "moderation/change_form.html"
+
+    def changelist_view(self, request, extra_context=None):
+        if not request.GET and not request.META.get("QUERY_STRING"):
+            return HttpResponseRedirect(f"{request.path}?status__exact=open")
+        return super().changelist_view(request, extra_context)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(on_target=_open_reports_on_target())
+
+    def get_ordering(self, request):
+        return ["-on_target", "-created_at", "-id"]
+
+    @admin.display(description="open reports on target", ordering="on_target")
+    def reports_on_target(self, report):
+        return report.on_target
+
+    @admin.display(description="target")
+    def target(self, report):
+        if report.kind == Report.Kind.USER and report.user_id:
+            return format_html('<a href="{}">{}</a>', reverse("admin:accounts_user_change", args=[report.user_id]),
+                               report.user)
+        if report.kind == Report.Kind.CHAT_MESSAGE and report.chat_message_id:
+            return format_html('<a href="{}">message {}</a>: “{}”',
+                               reverse("admin:rooms_chatmessage_change", args=[report.chat_message_id]),
+                               report.chat_message_id, report.content)
+        if report.kind == Report.Kind.GAME and report.game_id:
+            return format_html('<a href="{}">game {}</a>', reverse("admin:games_game_change", args=[report.game_id]),
+                               report.game_id)
+        return report.target_key
+
+    def has_resolve_permission(self, request):
+        return request.user.has_perm("moderation.resolve_report")
+
+    def get_urls(self):
+        return [
+            path("<int:pk>/take/", self.admin_site.admin_view(self.take_view), name="moderation_report_take"),
+            path("<int:pk>/resolve/", self.admin_site.admin_view(self.resolve_view),
+                 name="moderation_report_resolve"),
+        ] + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        report = self.get_object(request, object_id)
+        context = dict(extra_context or {})
+        if report is not None:
+            tools = []
+            if report.status == Report.Status.OPEN and self.has_resolve_permission(request):
+                if report.assigned_to_id != request.user.pk:
+                    tools.append({"url": reverse("admin:moderation_report_take", args=[report.pk]),
+                                  "label": "Take"})
+                tools.append({"url": reverse("admin:moderation_report_resolve", args=[report.pk]),
+                              "label": "Resolve"})
+            context.update(moderation_tools=tools, moderation_panels=["moderation/report_context.html"],
+                           **self._context(report))
+        return super().change_view(request, object_id, form_url, extra_context=context)
+
+    def _context(self, report: Report) -> dict:
+        """The reported content in context: the chat around a message, a game's players and last log rows,
+        and the other reports on the same target."""
+        from games.selectors import game_timeline
+        from rooms.models import ChatMessage
+
+        out: dict = {"report": report, "others": list(
+            Report.objects.filter(target_key=report.target_key).exclude(pk=report.pk)
+            .select_related("reporter").order_by("-id")[:50])}
+        message = report.chat_message
+        if message is not None:
+            around = ChatMessage.objects.filter(room_id=message.room_id).select_related("user")
+            before = list(around.filter(id__lt=message.pk).order_by("-id")[:CHAT_CONTEXT])
+            after = list(around.filter(id__gt=message.pk).order_by("id")[:CHAT_CONTEXT])
+            out["chat"] = [*reversed(before), message, *after]
+            out["chat_room"] = message.room
+        if report.game is not None:
+            out["timeline"] = game_timeline(report.game)[-LOG_CONTEXT:]
+            out["game"] = report.game
+        return out
+
+    def take_view(self, request, pk):
+        if not self.has_resolve_permission(request):
+            raise PermissionDenied
+        try:
+            services.report_assign(report_id=pk, moderator=request.user, by=request.user)
+        except ApiError as exc:
+            self.message_user(request, str(exc.detail), messages.ERROR)
+        else:
+            self.message_user(request, f"Report {pk} is yours.", messages.SUCCESS)
+        return HttpResponseRedirect(reverse("admin:moderation_report_change", args=[pk]))
+
+    def resolve_view(self, request, pk):
+        report = self.get_object(request, str(pk))
+        if report is None:
+            return self._get_obj_does_not_exist_redirect(request, self.opts, str(pk))
+        candidates = [u for u in [report.reported_user] if u is not None]
+        if report.game is not None:
+            candidates += [gp.user for gp in report.game.players.select_related("user") if gp.user is not None]
+
+        def perform(data):
+            until = timezone.now() + timedelta(hours=data["hours"]) if data.get("hours") else None
+            services.report_resolve(report_id=report.pk, by=request.user, outcome=data["outcome"],
+                                    note=data["note"], user=data.get("user"), until=until)
+            return f"Report {report.pk} resolved: {data['outcome']}."
+
+        return action_page(self, request, obj=report, permission="moderation.resolve_report", title="Resolve report",
+                           perform=perform, form_class=ResolveForm,
+                           form_kwargs={"candidates": candidates, "initial_user": report.reported_user},
+                           back=reverse("admin:moderation_report_change", args=[report.pk]),
+                           intro="Every open report on the same target is resolved with this outcome.")
+
+
+@admin.register(IntegrityFlag)
+class IntegrityFlagAdmin(ReadOnlyAdmin):
+    """Ranked-play integrity flags with their evidence; a moderator clears or confirms each."""
+
+    list_display = ["id", "kind", "game_name", "user", "other", "games", "status", "updated_at"]
+    list_filter = ["status", "kind", "game_name"]
+    search_fields = ["user__username", "user__display_name", "other__username", "other__display_name"]
+    list_select_related = ["user", "other"]
+    fields = ["kind", "game_name", "user", "other", "status", "created_at", "updated_at", "reviewed_by",
+              "reviewed_at", "review_note"]
+    readonly_fields = fields
+    change_form_template = "moderation/change_form.html"
+
+    @admin.display(description="games")
+    def games(self, flag):
+        return len(flag.evidence.get("games", []))
+
+    def get_urls(self):
+        return [path("<int:pk>/review/", self.admin_site.admin_view(self.review_view),
+                     name="moderation_integrityflag_review")] + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        flag = self.get_object(request, object_id)
+        context = dict(extra_context or {})
+        if flag is not None:
+            tools = []
+            if flag.status == IntegrityFlag.Status.OPEN and request.user.has_perm("moderation.change_integrityflag"):
+                tools = [{"url": reverse("admin:moderation_integrityflag_review", args=[flag.pk]), "label": "Review"}]
+            context.update(moderation_tools=tools, moderation_panels=["moderation/flag_evidence.html"], flag=flag)
+        return super().change_view(request, object_id, form_url, extra_context=context)
+
+    def review_view(self, request, pk):
+        flag = self.get_object(request, str(pk))
+        if flag is None:
+            return self._get_obj_does_not_exist_redirect(request, self.opts, str(pk))
+
+        def perform(data):
+            services.integrity_flag_review(flag_id=flag.pk, by=request.user, status=data["status"],
+                                           note=data["note"])
+            return f"Flag {flag.pk}: {data['status']}."
+
+        return action_page(self, request, obj=flag, permission="moderation.change_integrityflag",
+                           title="Review flag", perform=perform, form_class=ReviewForm,
+                           intro="Clear it if the games look fair; confirm it once you have acted "
+                           "(adjusted ratings, sanctioned the players).")
+
+
+class ReviewForm(forms.Form):
+    status = forms.ChoiceField(choices=[(IntegrityFlag.Status.CLEARED, "Cleared (nothing wrong)"),
+                                        (IntegrityFlag.Status.CONFIRMED, "Confirmed (acted on)")])
+    note = forms.CharField(max_length=500, widget=forms.Textarea(attrs={"rows": 3, "cols": 80}))
+

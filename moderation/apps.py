@@ -1,0 +1,15 @@
+"""The moderation app: the admin site moderators use (dashboard at its front page), player reports,
+ranked-play integrity flags and the "Moderators" group. (``moderation.admin_config.ChinchiAdminConfig``
+replaces ``django.contrib.admin`` in ``INSTALLED_APPS``.)"""
+
+from django.apps import AppConfig
+
+
+class ModerationConfig(AppConfig):
+    name = "moderation"
+    verbose_name = "Moderation"
+
+    def ready(self) -> None:
+        from moderation import audit_registry
+
+        audit_registry.register_models()

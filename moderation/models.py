@@ -1,0 +1,126 @@
+"""Player reports and ranked-play integrity flags.
+
+A :class:`Report` is a player's complaint about a user, a chat message or a game, with a reason from
+:class:`Report.Reason` and an optional note; a reporter reports a given target once
+(``unique(reporter, target_key)``). Moderators take it (``assigned_to``) and resolve it with an
+:class:`Report.Outcome`, which for mute/suspend/ban calls the sanction services.
+
+An :class:`IntegrityFlag` is raised by :func:`moderation.services.integrity_check_game` when a finished
+ranked game completes a suspicious pattern (README "Ranked-play integrity flags"); a moderator reviews it.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+NOTE_MAX = 500
+
+
+class Report(models.Model):
+    """One player's report. ``kind`` says what is reported and which of ``user``/``chat_message``/
+    ``game`` is set; ``reported_user`` is the person concerned (the user, or the message's author; null
+    for a game); ``target_key`` is ``"<kind>:<id>"`` (what "the same target" means). ``content`` keeps a
+    copy of a reported message's text, so hiding or deleting it later loses nothing."""
+
+    class Kind(models.TextChoices):
+        USER = "user", "User"
+        CHAT_MESSAGE = "chat_message", "Chat message"
+        GAME = "game", "Game"
+
+    class Reason(models.TextChoices):
+        CHEATING = "cheating", "Cheating"
+        COLLUSION = "collusion", "Collusion or rating manipulation"
+        HARASSMENT = "harassment", "Harassment or insults"
+        HATE = "hate", "Hate speech"
+        SPAM = "spam", "Spam or advertising"
+        INAPPROPRIATE_NAME = "inappropriate_name", "Inappropriate name"
+        STALLING = "stalling", "Stalling or abandoning games"
+        OTHER = "other", "Other"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        RESOLVED = "resolved", "Resolved"
+
+    class Outcome(models.TextChoices):
+        DISMISS = "dismiss", "Dismiss"
+        WARN = "warn", "Warn"
+        MUTE = "mute", "Mute"
+        SUSPEND = "suspend", "Suspend"
+        BAN = "ban", "Ban"
+
+    reporter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports_made")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    target_key = models.CharField(max_length=40, db_index=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="+")
+    chat_message = models.ForeignKey("rooms.ChatMessage", null=True, blank=True, on_delete=models.SET_NULL,
+                                     related_name="reports")
+    game = models.ForeignKey("games.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    reported_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                      related_name="reports_received")
+    content = models.CharField(max_length=200, blank=True, default="")
+    reason = models.CharField(max_length=24, choices=Reason.choices)
+    note = models.CharField(max_length=NOTE_MAX, blank=True, default="")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
+    assigned_to = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="reports_assigned")
+    outcome = models.CharField(max_length=10, choices=Outcome.choices, blank=True, default="")
+    outcome_note = models.CharField(max_length=500, blank=True, default="")
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["reporter", "target_key"], name="report_once_per_target"),
+        ]
+        indexes = [models.Index(fields=["status", "target_key"], name="report_status_target")]
+        permissions = [("resolve_report", "Can take and resolve reports")]
+
+    def __str__(self) -> str:
+        return f"report #{self.pk} {self.target_key} ({self.reason}, {self.status})"
+
+
+class IntegrityFlag(models.Model):
+    """A pattern in ranked results a moderator should look at.
+
+    ``kind``: ``pair_farming`` (the same two players met in many ranked games in a short time, one nearly
+    always ahead) or ``single_opponent_climb`` (a new account whose rating rose almost only against one
+    opponent). ``user`` is the account that gained, ``other`` the opponent; ``evidence`` the figures and
+    games that raised it (``{"games": [{"game_id", "finished_at", "winner", "change"}], ...}``). One open
+    flag per kind, game and pair: later games update its evidence.
+    """
+
+    class Kind(models.TextChoices):
+        PAIR_FARMING = "pair_farming", "Same pair, one-sided results"
+        SINGLE_OPPONENT_CLIMB = "single_opponent_climb", "New account climbing against one opponent"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        CLEARED = "cleared", "Cleared (nothing wrong)"
+        CONFIRMED = "confirmed", "Confirmed (acted on)"
+
+    kind = models.CharField(max_length=24, choices=Kind.choices)
+    game_name = models.CharField(max_length=16)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="integrity_flags")
+    other = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    evidence = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
+    review_note = models.CharField(max_length=500, blank=True, default="")
+    reviewed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                    related_name="+")
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "game_name", "user", "other"], condition=Q(status="open"),
+                                    name="integrityflag_one_open"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.user_id} vs {self.other_id} ({self.game_name})"
