@@ -61,7 +61,7 @@ class GameAdmin(ReadOnlyAdmin):
 
     def _page(self, game: Game) -> dict:
         """The readable page: players (linked), the timeline, the final standing, fairness."""
-        from games.selectors import game_timeline
+        from games.selectors import game_fairness, game_timeline
 
         players = list(GamePlayer.objects.filter(game=game).select_related("user").order_by("seat"))
         names = {p.seat: p for p in players}
@@ -69,7 +69,7 @@ class GameAdmin(ReadOnlyAdmin):
                      "points": row.get("points", row.get("score"))}
                     for row in (game.result or {}).get("standing", [])]
         return {"game": game, "players": players, "timeline": game_timeline(game), "standing": standing,
-                "fairness": services.fairness(game)}
+                "fairness": game_fairness(game)}
 
     def verify_view(self, request, pk):
         """POST: run the replay check (``games.replay.game_replay_check``) and say how it went."""

@@ -80,7 +80,8 @@ class ReportAdmin(ReadOnlyAdmin):
         return super().changelist_view(request, extra_context)
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(on_target=_open_reports_on_target())
+        qs = self.model._default_manager.get_queryset().annotate(on_target=_open_reports_on_target())
+        return qs.order_by(*self.get_ordering(request))
 
     def get_ordering(self, request):
         return ["-on_target", "-created_at", "-id"]

@@ -1,0 +1,80 @@
+"""Roles (issue 11, item 6): the "Moderators" group and what each kind of user may do in the admin, and
+admin login throttling (django-axes) that leaves the API's login and token auth alone."""
+
+import pytest
+from django.contrib.auth.models import Group
+from django.test import Client
+from rest_framework.test import APIClient
+
+from ranking.models import Rating
+from tests.factories import PASSWORD, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+# Hand-written: the group's exact permissions (the migration's list must match this, no more).
+MODERATORS = {
+    "accounts.view_user", "moderation.view_report", "moderation.resolve_report", "moderation.view_integrityflag",
+    "moderation.change_integrityflag", "rooms.view_chatmessage", "rooms.hide_chatmessage", "rooms.view_room",
+    "rooms.view_seat", "rooms.view_roomkick", "rooms.moderate_room", "games.view_game", "games.view_gameplayer",
+    "games.view_gameaction", "games.abort_game", "ranking.view_rating", "ranking.view_ratingchange",
+    "auditlog.view_logentry",
+}
+
+
+def test_the_moderators_group_has_exactly_its_permissions(moderator):
+    group = Group.objects.get(name="Moderators")
+    got = {f"{p.content_type.app_label}.{p.codename}" for p in group.permissions.select_related("content_type")}
+    assert got == MODERATORS
+    assert not moderator.has_perm("ranking.adjust_rating")
+    assert not moderator.has_perm("accounts.delete_user")
+    assert not moderator.has_perm("accounts.change_user")
+
+
+@pytest.mark.parametrize("path", ["/admin/", "/admin/rooms/room/", "/admin/games/game/", "/admin/rooms/chatmessage/",
+                                  "/admin/moderation/report/?status__exact=open", "/admin/auditlog/logentry/"])
+def test_moderator_and_superuser_read_the_admin_a_player_cannot(boss, mod, nobody, path):
+    assert boss.get(path).status_code == 200
+    assert mod.get(path).status_code == 200
+    res = nobody.get(path)
+    assert res.status_code == 302 and res["Location"].startswith("/admin/login/")
+
+
+def test_moderators_edit_no_models_delete_no_users_adjust_no_ratings(boss, mod, moderator):
+    player = UserFactory()
+    rating = Rating.objects.create(user=player, game="chinchirorin", rating=1500, games=3)
+    # the user's page is read-only for a moderator: no save button, a POST is refused
+    page = mod.get(f"/admin/accounts/user/{player.pk}/change/")
+    assert page.status_code == 200 and b'name="_save"' not in page.content
+    assert mod.post(f"/admin/accounts/user/{player.pk}/change/", {"username": "x"}).status_code == 403
+    assert mod.get(f"/admin/accounts/user/{player.pk}/delete/").status_code == 403
+    assert mod.get(f"/admin/ranking/rating/{rating.pk}/adjust/").status_code == 403
+    assert boss.get(f"/admin/ranking/rating/{rating.pk}/adjust/").status_code == 200
+    # room status, seats, game state and ratings are read-only for everyone, superusers included
+    assert b'name="_save"' not in boss.get(f"/admin/ranking/rating/{rating.pk}/change/").content
+    assert boss.get("/admin/rooms/room/add/").status_code == 403
+    assert boss.get("/admin/games/game/add/").status_code == 403
+
+
+def test_admin_login_is_throttled_and_the_api_login_is_not(client, settings):
+    staff = UserFactory(username="staffer", is_staff=True)
+    staff.groups.add(Group.objects.get(name="Moderators"))
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        res = client.post("/admin/login/", {"username": "staffer", "password": "wrong", "next": "/admin/"})
+        assert res.status_code == 200  # the form again, with its error
+    res = client.post("/admin/login/", {"username": "staffer", "password": "wrong", "next": "/admin/"})
+    assert res.status_code == 429  # the limit reached: locked out
+    locked = client.post("/admin/login/", {"username": "staffer", "password": PASSWORD, "next": "/admin/"})
+    assert locked.status_code == 429
+    # the API's login (same address) and token auth are not touched by axes
+    api = APIClient()
+    res = api.post("/api/auth/login", {"username": "staffer", "password": PASSWORD}, format="json")
+    assert res.status_code == 200
+    api.credentials(HTTP_AUTHORIZATION=f"Token {res.json()['token']}")
+    assert api.get("/api/me").status_code == 200
+    for _ in range(settings.AXES_FAILURE_LIMIT + 1):
+        assert APIClient().post("/api/auth/login", {"username": "staffer", "password": "bad"},
+                                format="json").status_code == 400
+    # and the test client's own login() (no request) still works
+    other = Client()
+    assert other.login(username=staff.username, password=PASSWORD)
+    assert other.get("/admin/rooms/room/").status_code == 200
