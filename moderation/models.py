@@ -66,6 +66,8 @@ class Report(models.Model):
                                     related_name="reports_assigned")
     outcome = models.CharField(max_length=10, choices=Outcome.choices, blank=True, default="")
     outcome_note = models.CharField(max_length=500, blank=True, default="")
+    sanction = models.ForeignKey("accounts.Sanction", null=True, blank=True, on_delete=models.SET_NULL,
+                                 related_name="+")
     resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                     related_name="+")
     resolved_at = models.DateTimeField(null=True, blank=True)

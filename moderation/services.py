@@ -166,8 +166,8 @@ def report_resolve(*, report_id: int, by, outcome: str, note: str, user=None,
                                                              status=Report.Status.OPEN))
     for row in reports:
         row.status, row.outcome, row.outcome_note = Report.Status.RESOLVED, outcome, note
-        row.resolved_by, row.resolved_at = by, now
-        row.save(update_fields=["status", "outcome", "outcome_note", "resolved_by", "resolved_at"])
+        row.resolved_by, row.resolved_at, row.sanction = by, now, sanction
+        row.save(update_fields=["status", "outcome", "outcome_note", "resolved_by", "resolved_at", "sanction"])
         audit_record(actor=by, action="report_resolve", target=row, reason=note,
                      changes={"status": [Report.Status.OPEN, Report.Status.RESOLVED]}, outcome=outcome,
                      user_id=getattr(user, "pk", None), until=until,

@@ -1,10 +1,14 @@
 """The reports throttle: ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["report"]`` (``THROTTLE_REPORT``,
 default ``10/hour``) per user."""
 
+from rest_framework.settings import api_settings
 from rest_framework.throttling import UserRateThrottle
 
 
 class ReportThrottle(UserRateThrottle):
-    """At most ``n`` reports per period per signed-in user."""
+    """At most ``n`` reports per period per signed-in user (the rate is read on each request)."""
 
     scope = "report"
+
+    def get_rate(self):
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)

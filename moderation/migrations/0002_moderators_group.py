@@ -7,8 +7,14 @@ from django.db import migrations
 
 GROUP = "Moderators"
 MODERATOR_PERMISSIONS = [
-    # people: read users; reports: read, take and resolve
+    # people: read users; sanctions and IP blocks: read, make, lift; reports: read, take and resolve
     ("accounts", "view_user"),
+    ("accounts", "view_sanction"),
+    ("accounts", "add_sanction"),
+    ("accounts", "change_sanction"),
+    ("accounts", "view_ipblock"),
+    ("accounts", "add_ipblock"),
+    ("accounts", "change_ipblock"),
     ("moderation", "view_report"),
     ("moderation", "resolve_report"),
     ("moderation", "view_integrityflag"),
@@ -56,7 +62,7 @@ def backwards(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("moderation", "0001_initial"),
-        ("accounts", "0001_initial"),
+        ("accounts", "0002_sanctions_standing"),
         ("rooms", "0002_alter_chatmessage_options_alter_room_options_and_more"),
         ("games", "0002_alter_game_options_gameplayer_kicked"),
         ("ranking", "0004_alter_rating_options_ratingchange_adjusted_by_and_more"),

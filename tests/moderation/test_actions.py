@@ -12,7 +12,6 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from config.asgi import application
-from games import services as games_services
 from games.models import Game, GameAction, GamePlayer
 from ranking.models import Rating, RatingChange
 from rooms import services
@@ -213,3 +212,32 @@ def test_adjusting_a_rating_writes_a_change_in_the_history(boss, superuser, mod)
         (None, 1530, 1480, -50, "rating farmed against an alt")]
     assert _api(player).get("/api/me").json()["ratings"]["chinchon"]["rating"] == 1480
     assert _audit("rating_adjust").changes == {"rating": ["1530", "1480"]}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_warning_reaches_the_socket_and_a_ban_closes_it(table):
+    from moderation.models import Report
+
+    room, ann, bob, mod_client, mod = table
+
+    def report() -> int:
+        return Report.objects.create(reporter=UserFactory(), kind="user", user=bob, reported_user=bob,
+                                     target_key=f"user:{bob.pk}", reason="harassment").pk
+
+    comm = await _open(room.code, bob)
+    first = await database_sync_to_async(report)()
+    res = await database_sync_to_async(mod_client.post)(f"/admin/moderation/report/{first}/resolve/",
+                                                        {"outcome": "warn", "user": bob.pk, "note": "be kind"})
+    assert res.status_code == 302
+    warning = await _until(comm, "warning")
+    assert warning == {"type": "warning", "detail": "A moderator warns you about your behaviour: be kind"}
+    second = await database_sync_to_async(report)()
+    res = await database_sync_to_async(mod_client.post)(f"/admin/moderation/report/{second}/resolve/",
+                                                        {"outcome": "ban", "user": bob.pk, "note": "again"})
+    assert res.status_code == 302
+    got, code = await _messages_until_close(comm)
+    assert code == 4409
+    # the next action is refused: REST says banned, a new socket is closed at once
+    res = await database_sync_to_async(lambda: _api(bob).post(f"/api/rooms/{room.code}/messages", {"text": "hi"},
+                                                              format="json"))()
+    assert (res.status_code, res.json()["code"]) == (403, "banned")

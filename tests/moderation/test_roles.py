@@ -13,7 +13,8 @@ pytestmark = pytest.mark.django_db
 
 # Hand-written: the group's exact permissions (the migration's list must match this, no more).
 MODERATORS = {
-    "accounts.view_user", "moderation.view_report", "moderation.resolve_report", "moderation.view_integrityflag",
+    "accounts.view_user", "accounts.view_sanction", "accounts.add_sanction", "accounts.change_sanction",
+    "accounts.view_ipblock", "accounts.add_ipblock", "accounts.change_ipblock", "moderation.view_report", "moderation.resolve_report", "moderation.view_integrityflag",
     "moderation.change_integrityflag", "rooms.view_chatmessage", "rooms.hide_chatmessage", "rooms.view_room",
     "rooms.view_seat", "rooms.view_roomkick", "rooms.moderate_room", "games.view_game", "games.view_gameplayer",
     "games.view_gameaction", "games.abort_game", "ranking.view_rating", "ranking.view_ratingchange",
