@@ -29,6 +29,26 @@ def _open_reports_on_target():
         .values("target_key").annotate(n=Count("id")).values("n")[:1]), 0)
 
 
+class ReportStatusFilter(admin.SimpleListFilter):
+    """Open reports unless asked otherwise: the queue opens on what is left to do."""
+
+    title = "status"
+    parameter_name = "status"
+
+    def lookups(self, request, model_admin):
+        return [("open", "Open"), ("resolved", "Resolved"), ("all", "All")]
+
+    def queryset(self, request, queryset):
+        value = self.value() or "open"
+        return queryset if value == "all" else queryset.filter(status=value)
+
+    def choices(self, changelist):
+        current = self.value() or "open"
+        for value, label in self.lookup_choices:
+            yield {"selected": current == value, "display": label,
+                   "query_string": changelist.get_query_string({self.parameter_name: value})}
+
+
 class ResolveForm(forms.Form):
     """A report's outcome, whom it applies to, for how long (mute/suspend) and why."""
 
@@ -65,7 +85,7 @@ class ReportAdmin(ReadOnlyAdmin):
     list_display = ["id", "created_at", "kind", "target", "reported_user", "reason", "reports_on_target",
                     "status", "assigned_to", "outcome"]
     list_display_links = ["id", "created_at"]
-    list_filter = ["status", "kind", "reason", "outcome", ("assigned_to", admin.EmptyFieldListFilter)]
+    list_filter = [ReportStatusFilter, "kind", "reason", "outcome", ("assigned_to", admin.EmptyFieldListFilter)]
     search_fields = ["reported_user__username", "reported_user__display_name", "reporter__username", "content",
                      "note"]
     list_select_related = ["reporter", "reported_user", "assigned_to"]
@@ -73,11 +93,6 @@ class ReportAdmin(ReadOnlyAdmin):
               "assigned_to", "outcome", "outcome_note", "resolved_by", "resolved_at"]
     readonly_fields = fields
     change_form_template = "moderation/change_form.html"
-
-    def changelist_view(self, request, extra_context=None):
-        if not request.GET and not request.META.get("QUERY_STRING"):
-            return HttpResponseRedirect(f"{request.path}?status__exact=open")
-        return super().changelist_view(request, extra_context)
 
     def get_queryset(self, request):
         qs = self.model._default_manager.get_queryset().annotate(on_target=_open_reports_on_target())

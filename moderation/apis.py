@@ -1,17 +1,14 @@
 """The reports API: ``POST /api/reports`` (one API class per operation)."""
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from moderation import services
-from moderation.serializers import ErrorSerializer, ReportCreateSerializer, ReportSerializer
+from config.schema import errors
+from moderation.serializers import ReportCreateSerializer, ReportSerializer
 from moderation.throttles import ReportThrottle
-
-
-def _error(text: str) -> OpenApiResponse:
-    return OpenApiResponse(ErrorSerializer, description=text)
 
 
 class ReportCreateApi(APIView):
@@ -23,13 +20,13 @@ class ReportCreateApi(APIView):
         request=ReportCreateSerializer,
         responses={
             201: ReportSerializer,
-            400: _error("`invalid`: a bad field (kind, target_id, reason, note over 500 characters); "
-                        "reporting yourself or your own message."),
-            401: _error("`not_authenticated` / `authentication_failed`."),
-            403: _error("`not_a_player`: a game you did not play; `banned` / `suspended`."),
-            404: _error("`not_found`: no such user, game, or message of a room you were in."),
-            409: _error("`already_reported`: you reported this before."),
-            429: _error("`throttled`: too many reports (THROTTLE_REPORT, default 10 an hour)."),
+            **errors(400, 401, 403, 404, 409, 413, 415, 429,
+                     s400="invalid: a bad field (kind, target_id, reason, note over 500 characters); reporting "
+                          "yourself or your own message / parse_error",
+                     s403="not_a_player (a game you did not play) / banned / suspended",
+                     s404="not_found: no such user or game, or a message of a room you were never in",
+                     s409="already_reported: you reported this target before",
+                     s429="throttled: too many reports (THROTTLE_REPORT, default 10 an hour; Retry-After)"),
         },
         operation_id="reports_create",
     )

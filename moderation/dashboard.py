@@ -90,8 +90,7 @@ def dashboard_data(*, now=None) -> dict:
         "finished_today": per_day.get(today, 0),
         "finished_week": sum(per_day.values()),
         "open_reports": Report.objects.filter(status=Report.Status.OPEN).count(),
-        "sanctions_in_force": Sanction.objects.filter(lifted_at__isnull=True).filter(
-            Q(until__isnull=True) | Q(until__gt=now)).count(),
+        "sanctions_in_force": Sanction.objects.in_force(now).count(),
         "overdue": overdue,
         "heartbeat_age": None if beat is None else round((now - beat).total_seconds(), 1),
         "health": health(),

@@ -6,14 +6,6 @@ from config.timefmt import DateTimeMsField
 from moderation.models import NOTE_MAX, Report
 
 
-class ErrorSerializer(serializers.Serializer):
-    """The API.md error shape: ``{code, detail, fields?}``."""
-
-    code = serializers.CharField()
-    detail = serializers.CharField()
-    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()), required=False)
-
-
 class ReportCreateSerializer(serializers.Serializer):
     """``POST /api/reports``: what is reported (``kind`` + ``target_id``), why (``reason``), and an
     optional ``note`` (≤ 500 characters)."""

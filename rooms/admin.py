@@ -7,6 +7,7 @@ from django.contrib import admin
 from django.urls import path, reverse
 from django.utils.html import format_html
 
+from config.audit import audit_record
 from moderation.admin_tools import ReadOnlyAdmin, ReadOnlyInline, ReasonForm, action_page
 from rooms import services
 from rooms.models import ChatMessage, Room, RoomKick, RoomStatus, Seat
@@ -145,6 +146,17 @@ class ChatMessageAdmin(ReadOnlyAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return request.user.is_superuser
+
+    def delete_model(self, request, obj):
+        """A superuser's deletion, in the audit trail like every moderation action."""
+        audit_record(actor=request.user, action="chat_delete", target=obj, kind="delete", text=message_body(obj))
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        for message in queryset:
+            audit_record(actor=request.user, action="chat_delete", target=message, kind="delete",
+                         text=message_body(message))
+        super().delete_queryset(request, queryset)
 
     def get_urls(self):
         return [path("<int:pk>/hide/", self.admin_site.admin_view(self.hide_view),

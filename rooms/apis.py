@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.errors import ApiError
-from config.schema import ACCEPT_LANGUAGE
+from config.schema import ACCEPT_LANGUAGE, errors
 from rooms import selectors, services
 from rooms.catalogue import catalogue as games_catalogue
 from rooms.chat_catalogue import catalogue
@@ -60,9 +60,13 @@ class RoomDetailApi(APIView):
 
 
 class RoomJoinApi(APIView):
-    """Take the lowest free seat (idempotent); a player who left mid-game gets the seat back."""
+    """Take the lowest free seat (idempotent); a player who left mid-game gets the seat back; a player a
+    moderator kicked from the room may not come back (403 ``kicked``)."""
 
-    @extend_schema(request=None, responses={200: RoomSerializer}, operation_id="rooms_join")
+    @extend_schema(request=None, responses={200: RoomSerializer, **errors(
+        401, 403, 404, 409, s403="kicked (a moderator removed you from this room) / registration_required / "
+                                 "banned / suspended",
+        s409="already_started / room_full")}, operation_id="rooms_join")
     def post(self, request, code: str):
         return _room_answer(services.room_join(code=code, user=request.user))
 

@@ -75,6 +75,7 @@ AXES_ONLY_ADMIN_SITE = True
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = env.float("AXES_COOLOFF_MINUTES", default=15.0) / 60  # hours
 AXES_LOCKOUT_PARAMETERS = ["ip_address"]
+AXES_CLIENT_IP_CALLABLE = "accounts.apis.client_address"  # NUM_PROXIES decides, as for the API's throttles
 AXES_RESET_ON_SUCCESS = True
 AXES_DISABLE_ACCESS_LOG = True  # successful logins are not stored; failures are (admin "Access attempts")
 
@@ -207,7 +208,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
-    "ENUM_NAME_OVERRIDES": {},
+    "ENUM_NAME_OVERRIDES": {"ReportReasonEnum": "moderation.models.Report.Reason", "ReportKindEnum": "moderation.models.Report.Kind"},
 }
 
 # Celery: JSON only, time limits, tasks discovered from the apps.

@@ -132,7 +132,13 @@ def test_admin_lists_filters_searches_and_aborts(client, django_user_model):
     assert client.get("/admin/games/game/?q=room-TEST").status_code == 200
     assert client.get(f"/admin/games/game/{game.pk}/change/").status_code == 200
     assert client.get("/admin/games/gameaction/?q=abc").status_code == 200
+    # the bulk abort asks a reason first (kept in the audit trail), then aborts
     res = client.post("/admin/games/game/", {"action": "abort_games", "_selected_action": [game.pk]})
+    assert res.status_code == 200 and b'name="reason"' in res.content
+    game.refresh_from_db()
+    assert game.status == "playing"
+    res = client.post("/admin/games/game/", {"action": "abort_games", "_selected_action": [game.pk],
+                                             "reason": "test abort"})
     assert res.status_code == 302
     game.refresh_from_db()
     assert game.status == "aborted"

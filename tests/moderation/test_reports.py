@@ -112,13 +112,15 @@ def test_the_queue_puts_the_most_reported_first_then_the_newest(mod, chat):
                                    target_key=f"user:{bob.pk}", reason="hate") for _ in range(3)]
     newest = Report.objects.create(reporter=bob, kind="user", user=ann, reported_user=ann,
                                    target_key=f"user:{ann.pk}", reason="spam")
-    res = mod.get("/admin/moderation/report/")
-    assert res.status_code == 302 and res["Location"].endswith("?status__exact=open")
-    res = mod.get("/admin/moderation/report/?status__exact=open")
+    Report.objects.create(reporter=ann, kind="user", user=bob, reported_user=bob, target_key=f"user:{bob.pk}",
+                          reason="spam", status="resolved")
+    res = mod.get("/admin/moderation/report/")  # open ones by default
     order = [r.pk for r in res.context["cl"].result_list]
     # 3 reports on bob (newest of them first), then the two single ones, newest first
     assert order == [crowd[2].pk, crowd[1].pk, crowd[0].pk, newest.pk, lone.pk]
     assert [r.on_target for r in res.context["cl"].result_list] == [3, 3, 3, 1, 1]
+    assert len(mod.get("/admin/moderation/report/?status=all").context["cl"].result_list) == 6
+    assert len(mod.get("/admin/moderation/report/?status=resolved").context["cl"].result_list) == 1
 
 
 def test_a_report_page_shows_the_chat_around_the_message_and_take_assigns_it(mod, moderator, chat):

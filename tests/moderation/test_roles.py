@@ -32,7 +32,7 @@ def test_the_moderators_group_has_exactly_its_permissions(moderator):
 
 
 @pytest.mark.parametrize("path", ["/admin/", "/admin/rooms/room/", "/admin/games/game/", "/admin/rooms/chatmessage/",
-                                  "/admin/moderation/report/?status__exact=open", "/admin/auditlog/logentry/"])
+                                  "/admin/moderation/report/", "/admin/auditlog/logentry/"])
 def test_moderator_and_superuser_read_the_admin_a_player_cannot(boss, mod, nobody, path):
     assert boss.get(path).status_code == 200
     assert mod.get(path).status_code == 200
