@@ -5,8 +5,8 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from moderation import services
 from config.schema import errors
+from moderation import services
 from moderation.serializers import ReportCreateSerializer, ReportSerializer
 from moderation.throttles import ReportThrottle
 

@@ -63,9 +63,9 @@ class Migration(migrations.Migration):
     dependencies = [
         ("moderation", "0001_initial"),
         ("accounts", "0002_sanctions_standing"),
-        ("rooms", "0002_alter_chatmessage_options_alter_room_options_and_more"),
+        ("rooms", "0003_moderation"),
         ("games", "0002_alter_game_options_gameplayer_kicked"),
-        ("ranking", "0004_alter_rating_options_ratingchange_adjusted_by_and_more"),
+        ("ranking", "0006_moderation"),
         ("auditlog", "0017_add_actor_email"),
         ("auth", "0012_alter_user_first_name_max_length"),
         ("contenttypes", "0002_remove_content_type_name"),
