@@ -1,20 +1,17 @@
-"""The moderators' admin pages: the report queue (with the reported content in context, take, resolve)
+"""The moderators' admin pages: the report queue (with the reported content in context, assign, resolve)
 and the ranked-play integrity flags."""
 
 from datetime import timedelta
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.auth import get_user_model
-from django.core.exceptions import PermissionDenied
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
-from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
-from config.errors import ApiError
 from moderation import services
 from moderation.admin_tools import ReadOnlyAdmin, action_page
 from moderation.models import IntegrityFlag, Report
@@ -49,6 +46,13 @@ class ReportStatusFilter(admin.SimpleListFilter):
                    "query_string": changelist.get_query_string({self.parameter_name: value})}
 
 
+class AssignForm(forms.Form):
+    """Whom a report goes to: a staff user."""
+
+    moderator = forms.ModelChoiceField(queryset=get_user_model().objects.filter(is_staff=True, is_active=True)
+                                       .order_by("username"))
+
+
 class ResolveForm(forms.Form):
     """A report's outcome, whom it applies to, for how long (mute/suspend) and why."""
 
@@ -79,8 +83,8 @@ class ResolveForm(forms.Form):
 @admin.register(Report)
 class ReportAdmin(ReadOnlyAdmin):
     """The report queue: open reports by default, most-reported targets first, then newest. A report's
-    page shows the reported content in context; "Take" assigns it (and its target's other open reports)
-    to you; "Resolve" applies an outcome through the services."""
+    page shows the reported content in context; "Assign" gives it (and its target's other open reports)
+    to a moderator, you by default; "Resolve" applies an outcome through the services."""
 
     list_display = ["id", "created_at", "kind", "target", "reported_user", "reason", "reports_on_target",
                     "status", "assigned_to", "outcome"]
@@ -124,7 +128,7 @@ class ReportAdmin(ReadOnlyAdmin):
 
     def get_urls(self):
         return [
-            path("<int:pk>/take/", self.admin_site.admin_view(self.take_view), name="moderation_report_take"),
+            path("<int:pk>/assign/", self.admin_site.admin_view(self.assign_view), name="moderation_report_assign"),
             path("<int:pk>/resolve/", self.admin_site.admin_view(self.resolve_view),
                  name="moderation_report_resolve"),
         ] + super().get_urls()
@@ -135,9 +139,8 @@ class ReportAdmin(ReadOnlyAdmin):
         if report is not None:
             tools = []
             if report.status == Report.Status.OPEN and self.has_resolve_permission(request):
-                if report.assigned_to_id != request.user.pk:
-                    tools.append({"url": reverse("admin:moderation_report_take", args=[report.pk]),
-                                  "label": "Take"})
+                tools.append({"url": reverse("admin:moderation_report_assign", args=[report.pk]),
+                              "label": "Assign"})
                 tools.append({"url": reverse("admin:moderation_report_resolve", args=[report.pk]),
                               "label": "Resolve"})
             context.update(moderation_tools=tools, moderation_panels=["moderation/report_context.html"],
@@ -165,16 +168,18 @@ class ReportAdmin(ReadOnlyAdmin):
             out["game"] = report.game
         return out
 
-    def take_view(self, request, pk):
-        if not self.has_resolve_permission(request):
-            raise PermissionDenied
-        try:
-            services.report_assign(report_id=pk, moderator=request.user, by=request.user)
-        except ApiError as exc:
-            self.message_user(request, str(exc.detail), messages.ERROR)
-        else:
-            self.message_user(request, f"Report {pk} is yours.", messages.SUCCESS)
-        return HttpResponseRedirect(reverse("admin:moderation_report_change", args=[pk]))
+    def assign_view(self, request, pk):
+        """Assign the report (and its target's other open reports) to a moderator, yourself by default."""
+        report = self.get_object(request, str(pk))
+        if report is None:
+            return self._get_obj_does_not_exist_redirect(request, self.opts, str(pk))
+
+        def perform(data):
+            services.report_assign(report_id=report.pk, moderator=data["moderator"], by=request.user)
+            return f"Report {report.pk} assigned to {data['moderator']}."
+
+        return action_page(self, request, obj=report, permission="moderation.resolve_report", title="Assign report",
+                           perform=perform, form_class=AssignForm, form_kwargs={"initial": {"moderator": request.user}})
 
     def resolve_view(self, request, pk):
         report = self.get_object(request, str(pk))

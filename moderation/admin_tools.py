@@ -17,9 +17,8 @@ from config.errors import ApiError
 REASON_MAX = 200
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """A record of what happened: shown, never added, changed or deleted by hand (superusers included).
-    Changes go through the services, from the moderation actions."""
+class NoEdits:
+    """Nothing added, changed or deleted by hand (superusers included)."""
 
     def has_add_permission(self, request, obj=None):
         return False
@@ -31,20 +30,16 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class ReadOnlyInline(admin.TabularInline):
+class ReadOnlyAdmin(NoEdits, admin.ModelAdmin):
+    """A record of what happened: shown, never edited by hand. Changes go through the services, from the
+    moderation actions."""
+
+
+class ReadOnlyInline(NoEdits, admin.TabularInline):
     """An inline that only shows rows."""
 
     extra = 0
     can_delete = False
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 class ReasonForm(forms.Form):

@@ -2,7 +2,7 @@
 
 A :class:`Report` is a player's complaint about a user, a chat message or a game, with a reason from
 :class:`Report.Reason` and an optional note; a reporter reports a given target once
-(``unique(reporter, target_key)``). Moderators take it (``assigned_to``) and resolve it with an
+(``unique(reporter, target_key)``). Moderators assign it (``assigned_to``) and resolve it with an
 :class:`Report.Outcome`, which for mute/suspend/ban calls the sanction services.
 
 An :class:`IntegrityFlag` is raised by :func:`moderation.services.integrity_check_game` when a finished
@@ -58,9 +58,9 @@ class Report(models.Model):
     game = models.ForeignKey("games.Game", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     reported_user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                       related_name="reports_received")
-    content = models.CharField(max_length=200, blank=True, default="")
+    content = models.CharField(max_length=800, blank=True, default="")  # a chat text: 200 graphemes, ≤ 800 points
     reason = models.CharField(max_length=24, choices=Reason.choices)
-    note = models.CharField(max_length=NOTE_MAX, blank=True, default="")
+    note = models.CharField(max_length=NOTE_MAX * 4, blank=True, default="")  # NOTE_MAX graphemes
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
     assigned_to = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                     related_name="reports_assigned")
@@ -79,7 +79,7 @@ class Report(models.Model):
             models.UniqueConstraint(fields=["reporter", "target_key"], name="report_once_per_target"),
         ]
         indexes = [models.Index(fields=["status", "target_key"], name="report_status_target")]
-        permissions = [("resolve_report", "Can take and resolve reports")]
+        permissions = [("resolve_report", "Can assign and resolve reports")]
 
     def __str__(self) -> str:
         return f"report #{self.pk} {self.target_key} ({self.reason}, {self.status})"

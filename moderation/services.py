@@ -1,4 +1,4 @@
-"""Moderation services: player reports (create, take, resolve) and the ranked-play integrity check.
+"""Moderation services: player reports (create, assign, resolve) and the ranked-play integrity check.
 
 Errors are :class:`config.errors.ApiError` in the API.md shape. Every moderator action writes an audit row
 (:func:`config.audit.audit_record`); sanctions go through ``accounts.sanctions`` (``user_mute``,

@@ -60,8 +60,9 @@ def room_seats(room: Room) -> list[Seat]:
 
 
 def rooms_for_user(user) -> QuerySet[Room]:
-    """The rooms not closed where ``user`` holds a seat, newest first (``GET /api/me/rooms``)."""
-    ids = Seat.objects.filter(user=user).values("room_id")
+    """The rooms not closed where ``user`` holds a seat, newest first (``GET /api/me/rooms``); not those a
+    moderator kicked the user from (the seat is only played for until the game ends)."""
+    ids = Seat.objects.filter(user=user).exclude(room__kicks__user=user).values("room_id")
     return rooms_with_seats(live_rooms().filter(pk__in=ids)).order_by("-id")
 
 

@@ -7,7 +7,7 @@ from django.db import migrations
 
 GROUP = "Moderators"
 MODERATOR_PERMISSIONS = [
-    # people: read users; sanctions and IP blocks: read, make, lift; reports: read, take and resolve
+    # people: read users; sanctions and IP blocks: read, make, lift; reports: read, assign and resolve
     ("accounts", "view_user"),
     ("accounts", "view_sanction"),
     ("accounts", "add_sanction"),

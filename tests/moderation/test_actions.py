@@ -5,8 +5,6 @@ on the API and on a connected socket: hide a chat message, close a room, kick a 
 import pytest
 from auditlog.models import LogEntry
 from channels.db import database_sync_to_async
-from channels.layers import channel_layers
-from django.db import connections
 from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -18,19 +16,10 @@ from rooms import services
 from rooms.models import ChatMessage, Room, RoomKick, RoomStatus
 from tests.factories import UserFactory
 from tests.moderation.conftest import make_moderator
+from tests.rooms.test_consumers import _fresh_layer_and_connections  # noqa: F401 - autouse: a layer per loop
 from tests.rooms.wscomm import WebsocketCommunicator
 
 TIMEOUT = 5
-
-
-@pytest.fixture(autouse=True)
-async def _fresh_layer_and_connections():
-    channel_layers.backends.clear()
-    yield
-    layer = channel_layers.backends.pop("default", None)
-    if layer is not None and hasattr(layer, "close_pools"):
-        await layer.close_pools()
-    await database_sync_to_async(connections.close_all)()
 
 
 def _api(user) -> APIClient:
@@ -154,14 +143,15 @@ async def test_kicking_a_seat_hands_it_to_the_cpu_and_keeps_the_player_out(table
     def after():
         api = _api(bob)
         gp = GamePlayer.objects.get(game_id=game_id, seat=1)
-        return (api.post(f"/api/rooms/{room.code}/join").json()["code"],
+        return (api.post(f"/api/rooms/{room.code}/join").json()["code"], api.get("/api/me/rooms").json(),
                 api.get(f"/api/games/{game_id}").json()["code"],
                 api.post(f"/api/games/{game_id}/actions", {"type": "roll", "seq": 0}, format="json").status_code,
                 (gp.left, gp.kicked, gp.played_for),
                 RoomKick.objects.filter(room=room, user=bob).count(),
                 _audit("seat_kick").additional_data["user_id"])
 
-    assert await database_sync_to_async(after)() == ("kicked", "not_a_player", 403, (True, True, True), 1, bob.pk)
+    assert await database_sync_to_async(after)() == ("kicked", [], "not_a_player", 403, (True, True, True), 1,
+                                                     bob.pk)
     comm = await _open(room.code, bob)  # a new socket is refused too
     assert (await _messages_until_close(comm))[1] == 4403
     await ann_socket.disconnect()

@@ -1,5 +1,5 @@
 """Player reports (issue 11, item 2): ``POST /api/reports`` and the admin's queue, as a moderator: the
-reported content in context, take, resolve with dismiss / warn / mute / suspend / ban through the
+reported content in context, assign, resolve with dismiss / warn / mute / suspend / ban through the
 sanction services, the outcome recorded."""
 
 import pytest
@@ -11,6 +11,7 @@ from accounts.models import Sanction
 from moderation.models import Report
 from rooms import services as rooms
 from tests.factories import UserFactory
+from tests.moderation.conftest import make_moderator
 from tests.ranking.factories import make_game
 
 pytestmark = pytest.mark.django_db
@@ -123,7 +124,7 @@ def test_the_queue_puts_the_most_reported_first_then_the_newest(mod, chat):
     assert len(mod.get("/admin/moderation/report/?status=resolved").context["cl"].result_list) == 1
 
 
-def test_a_report_page_shows_the_chat_around_the_message_and_take_assigns_it(mod, moderator, chat):
+def test_a_report_page_shows_the_chat_around_the_message_and_it_can_be_assigned(mod, moderator, chat):
     room, ann, bob, message = chat
     report_id = _api(ann).post("/api/reports", {"kind": "chat_message", "target_id": message.pk,
                                                 "reason": "harassment"}, format="json").json()["id"]
@@ -132,10 +133,16 @@ def test_a_report_page_shows_the_chat_around_the_message_and_take_assigns_it(mod
     assert page.status_code == 200
     texts = [m.text for m in page.context["chat"]]
     assert texts == ["hi", "good luck", "you are an idiot", "please stop"]
-    assert b"/take/" in page.content and b"/resolve/" in page.content
-    assert mod.get(f"/admin/moderation/report/{report_id}/take/").status_code == 302
+    assert b"/assign/" in page.content and b"/resolve/" in page.content
+    form = mod.get(f"/admin/moderation/report/{report_id}/assign/")
+    assert form.status_code == 200 and form.context["form"]["moderator"].value() == moderator.pk
+    assert mod.post(f"/admin/moderation/report/{report_id}/assign/", {"moderator": moderator.pk}).status_code == 302
     assert Report.objects.get(pk=report_id).assigned_to_id == moderator.pk
-    assert LogEntry.objects.get(additional_data__action="report_assign").actor_id == moderator.pk
+    colleague = make_moderator(username="mod2")
+    assert mod.post(f"/admin/moderation/report/{report_id}/assign/", {"moderator": colleague.pk}).status_code == 302
+    assert Report.objects.get(pk=report_id).assigned_to_id == colleague.pk
+    assert mod.post(f"/admin/moderation/report/{report_id}/assign/", {"moderator": ann.pk}).status_code == 200  # staff only
+    assert LogEntry.objects.filter(additional_data__action="report_assign", actor=moderator).count() == 2
 
 
 def test_resolving_with_a_ban_sanctions_through_the_service_and_records_the_outcome(mod, moderator, chat):
