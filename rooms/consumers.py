@@ -350,6 +350,16 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         if mine is None:
             await self.close(code=CLOSE_NOT_A_PLAYER)
         elif mine != self.seat:
+            # The seat the user holds now is read from the database, not taken from the message: a
+            # room message that arrives late (or out of order) must never put this socket in a seat
+            # group its user does not hold.
+            found = await database_sync_to_async(_seated)(self.code, self.user)
+            if found is None:
+                await self.close(code=CLOSE_NOT_A_PLAYER)
+                return
+            mine = found[2]
+            if mine == self.seat:
+                return
             await self.channel_layer.group_discard(self.seat_group, self.channel_name)
             self.seat, self.seat_group = mine, f"{self.room_group}-seat-{mine}"
             await self.channel_layer.group_add(self.seat_group, self.channel_name)

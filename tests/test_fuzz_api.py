@@ -459,9 +459,10 @@ def _view_of(game_id, seat):
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_socket_whose_user_moved_to_another_seat_is_closed(fresh_layer):
-    """A room message that shows the socket's user in another seat than the socket's (left and joined
-    again while this socket missed the message in between) closes it: it would get another seat's views."""
+async def test_a_room_message_cannot_move_a_socket_into_a_seat_its_user_does_not_hold(fresh_layer):
+    """A room message that shows the socket's user in another seat (late, out of order, or forged) does
+    not move the socket there: the seat is read back from the database, which still says seat 0, so no
+    view of seat 1 (its hand) is ever sent and the socket stays on seat 0's group."""
     code, game_id, keys = await database_sync_to_async(_socket_world)()
     comm = await _open(code, keys[0])
     try:
@@ -470,6 +471,27 @@ async def test_a_socket_whose_user_moved_to_another_seat_is_closed(fresh_layer):
         mine = moved["seats"][0]["user"]
         moved["seats"][0]["user"], moved["seats"][1]["user"] = moved["seats"][1]["user"], mine
         await comm.send_input({"type": "room.update", "payload": {"type": "room", "room": moved}})
+        seen = await _drain(comm)
+        assert [m["type"] for m in seen if m["type"] not in LATE] == [], seen  # no game view of seat 1
+        seat0 = await database_sync_to_async(_view_of)(game_id, 0)
+        await comm.send_json_to({"type": "action", "action": {"type": "ping_not_an_action", "seq": seat0["seq"]}})
+        answer = await comm.receive_json_from(timeout=5)
+        assert answer["type"] == "error", answer  # still open, still answering as seat 0's socket
+    finally:
+        await comm.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_room_message_without_the_socket_user_closes_it(fresh_layer):
+    """A room message in which the socket's user holds no seat (removed, or left) closes the socket with
+    4403: its seat group would hand it another player's views."""
+    code, game_id, keys = await database_sync_to_async(_socket_world)()
+    comm = await _open(code, keys[0])
+    try:
+        room = await database_sync_to_async(lambda: room_data(rooms_with_seats().get(code=code)))()
+        gone = json.loads(json.dumps(room))
+        gone["seats"][0]["user"] = None
+        await comm.send_input({"type": "room.update", "payload": {"type": "room", "room": gone}})
         for _ in range(20):
             out = await comm.receive_output(timeout=5)
             if out["type"] == "websocket.close":
