@@ -9,6 +9,7 @@ Figures:
 - ``open_reports`` and ``sanctions_in_force`` (not lifted and not past their end);
 - ``overdue``: playing games whose deadline or CPU due time passed more than ``OVERDUE_SECONDS`` ago (the
   sweeper should have acted); ``heartbeat_age``: seconds since the sweeper's last run (None: never ran);
+- ``audit``: the last ``AUDIT_ROWS`` rows of the audit trail (django-auditlog), newest first;
 - ``health``: database, Redis, Celery as ``/healthz`` reports them, cached for ``HEALTH_CACHE_SECONDS``
   (a Celery ping waits up to its timeout when no worker answers).
 """
@@ -27,6 +28,7 @@ OVERDUE_SECONDS = 5
 HEALTH_CACHE_SECONDS = 15
 HEALTH_CACHE_KEY = "moderation:dashboard:health"
 CHART_DAYS = 7
+AUDIT_ROWS = 8
 
 
 def health() -> dict[str, str]:
@@ -52,6 +54,8 @@ def _cache_ok() -> bool:
 
 def dashboard_data(*, now=None) -> dict:
     """The dashboard's figures (see the module docstring); ``now`` for tests."""
+    from auditlog.models import LogEntry
+
     from accounts.models import Sanction
     from games.models import Game, SweepHeartbeat
     from moderation.models import Report
@@ -93,5 +97,6 @@ def dashboard_data(*, now=None) -> dict:
         "sanctions_in_force": Sanction.objects.in_force(now).count(),
         "overdue": overdue,
         "heartbeat_age": None if beat is None else round((now - beat).total_seconds(), 1),
+        "audit": list(LogEntry.objects.select_related("actor").order_by("-timestamp")[:AUDIT_ROWS]),
         "health": health(),
     }

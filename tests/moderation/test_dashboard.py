@@ -7,6 +7,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import Sanction
+from config.audit import audit_record
 from games.models import Game, SweepHeartbeat
 from moderation import dashboard
 from moderation.models import Report
@@ -31,7 +32,7 @@ def _playing(game: str, preset: str | None, **extra) -> Game:
     return Game.objects.create(game=game, rules=rules, state={}, seed=b"0" * 32, status=Game.PLAYING, **extra)
 
 
-def test_the_figures(boss, django_assert_max_num_queries):
+def test_the_figures(boss, superuser, django_assert_max_num_queries):
     now = timezone.now()
     # online: 2 distinct users with sockets (one of them in two rooms), 1 connected seat of a closed room
     a, b, c = UserFactory(), UserFactory(), UserFactory()
@@ -58,6 +59,7 @@ def test_the_figures(boss, django_assert_max_num_queries):
     Sanction.objects.create(user=b, kind="ban", reason="r", lifted_at=now)
     Sanction.objects.create(user=c, kind="suspend", reason="r", until=now - timedelta(hours=1))
     SweepHeartbeat.objects.create(pk=1, at=now - timedelta(seconds=3))
+    audit_record(actor=superuser, action="room_close", target=r1, reason="spam room")
 
     d = dashboard.dashboard_data(now=now)
     assert d["online"] == 2
@@ -71,11 +73,15 @@ def test_the_figures(boss, django_assert_max_num_queries):
     assert (d["open_reports"], d["sanctions_in_force"], d["overdue"]) == (2, 1, 2)
     assert d["heartbeat_age"] == 3.0
     assert d["health"]["database"] == "ok" and d["health"]["celery"] == "down: no worker answered"
+    latest = d["audit"][0]
+    assert (latest.actor_id, latest.additional_data["action"], latest.additional_data["reason"]) == (
+        superuser.pk, "room_close", "spam room")
 
     with django_assert_max_num_queries(20):  # session, user, perms, 9 figures, the app list
         page = boss.get("/admin/")
     assert page.status_code == 200
     html = page.content.decode()
+    assert "spam room" in html
     assert 'id="dash-online">2<' in html and 'id="dash-reports">2<' in html
 
 

@@ -79,3 +79,24 @@ def test_admin_login_is_throttled_and_the_api_login_is_not(client, settings):
     other = Client()
     assert other.login(username=staff.username, password=PASSWORD)
     assert other.get("/admin/rooms/room/").status_code == 200
+
+
+def test_staff_changes_to_users_are_in_the_audit_trail_player_signups_are_not(boss, superuser):
+    from auditlog.models import LogEntry
+
+    res = APIClient().post("/api/auth/guest", {"display_name": "Newbie"}, format="json")
+    assert res.status_code == 201
+    assert LogEntry.objects.count() == 0  # a guest made by a player: not staff's doing
+    player = UserFactory(username="hana", display_name="Hana")
+    moderators = Group.objects.get(name="Moderators")
+    form = {"username": "hana", "display_name": "Hana", "email": "", "first_name": "", "last_name": "",
+            "is_active": "on", "is_staff": "on", "groups": [moderators.pk],
+            "date_joined_0": "2026-01-01", "date_joined_1": "00:00:00",
+            "sanctions-TOTAL_FORMS": "0", "sanctions-INITIAL_FORMS": "0"}
+    res = boss.post(f"/admin/accounts/user/{player.pk}/change/", form)
+    assert res.status_code == 302, res.context["adminform"].form.errors if res.context else res
+    player.refresh_from_db()
+    assert player.is_staff and player.groups.filter(pk=moderators.pk).exists()
+    rows = LogEntry.objects.filter(object_pk=str(player.pk), actor=superuser)
+    assert any(r.changes.get("is_staff") == ["False", "True"] for r in rows)
+    assert any("groups" in r.changes for r in rows)
