@@ -7,8 +7,11 @@ WORKDIR /app
 RUN groupadd --system --gid 10001 chinchi \
     && useradd --system --uid 10001 --gid chinchi --home-dir /app --shell /usr/sbin/nologin chinchi
 COPY . .
+# PyICU (look-alike names) builds against ICU: its development files, pkg-config and a C++ compiler.
 # collectstatic needs settings only: a throwaway key that production's own check accepts.
-RUN pip install . \
+RUN apt-get update && apt-get install -y --no-install-recommends libicu-dev pkg-config g++ \
+    && rm -rf /var/lib/apt/lists/* \
+    && pip install . \
     && SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')" \
        python manage.py collectstatic --noinput \
     && chown -R chinchi:chinchi /app

@@ -5,7 +5,13 @@ PY := $(VENV)/bin/python
 
 .PHONY: run test lint conformance bench
 
+# PyICU (TR39 look-alike names, config/textpolicy.py) builds against ICU: its development files, pkg-config
+# and a C++ compiler come from apt when missing.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
 $(VENV)/.installed: pyproject.toml
+	@pkg-config --exists icu-i18n 2>/dev/null && command -v g++ >/dev/null || \
+		($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends libicu-dev pkg-config g++)
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev]'

@@ -3,6 +3,7 @@
 from rest_framework import serializers
 
 from accounts.models import DISPLAY_NAME_MAX, User
+from config.textpolicy import PolicyTextField
 
 
 class UserSerializer(serializers.ModelSerializer):
@@ -14,17 +15,13 @@ class UserSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class DisplayNameField(serializers.CharField):
-    """A display name: trimmed, 1–32 characters, no control characters."""
+class DisplayNameField(PolicyTextField):
+    """A display name under the text policy (``config.textpolicy``): NFC, trimmed, 1–32 grapheme clusters,
+    no control, format, bidi, private-use or unassigned characters, not blank, at most 3 combining marks per
+    character, not ending in `` #<number>`` (the suffix that tells look-alike names apart in a room)."""
 
     def __init__(self, **kwargs):
-        super().__init__(max_length=DISPLAY_NAME_MAX, min_length=1, trim_whitespace=True, **kwargs)
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
-            raise serializers.ValidationError("Control characters are not allowed.")
-        return value
+        super().__init__(max_length=DISPLAY_NAME_MAX, reserved_suffix=True, **kwargs)
 
 
 class GuestSerializer(serializers.Serializer):

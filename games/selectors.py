@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from config.textpolicy import names_told_apart
 from config.timefmt import iso_ms
 from games.engine import rng as rngmod
 from games.engine.registry import get_engine
@@ -61,7 +62,8 @@ def game_view(*, game: Game, user=None, seat: int | None = None, players: list[G
     """The API.md view of ``game`` for ``seat`` (or ``user``'s seat; neither: a spectator's view, with no
     hidden information and no actions).
 
-    ``{id, game, seq, status, phase, you, turn, awaiting, deadline, players: [{seat, display_name,
+    ``{id, game, seq, status, phase, you, turn, awaiting, deadline, players: [{seat, display_name (with
+    `` #<seat + 1>`` when it looks like another player's: ``config.textpolicy.names_told_apart``),
     points|score, connected, cpu, cpu_playing, away, resigned, out, reentries}], table, legal_actions,
     other_actions, fairness {commitment, seed, scheme}, result}``. Built from the engine's ``view_for``,
     never from the raw state. Reads only (no lock). ``players``/``state``: already loaded rows / decoded
@@ -92,6 +94,10 @@ def game_view(*, game: Game, user=None, seat: int | None = None, players: list[G
         row.setdefault("out", False)
         row.setdefault("reentries", 0)
         out_players.append(row)
+    humans = {p.seat for p in players if not p.cpu and p.user is not None}
+    shown = names_told_apart({row["seat"]: row["display_name"] for row in out_players if row["seat"] in humans})
+    for row in out_players:
+        row["display_name"] = shown.get(row["seat"], row["display_name"])
     if game.status == Game.ABORTED:
         result = {"standing": [], "reason": "aborted"}
     else:

@@ -20,6 +20,7 @@ from rooms.serializers import (
     RoomCreateSerializer,
     RoomSerializer,
     RoomUpdateSerializer,
+    message_data,
     room_data,
 )
 
@@ -128,13 +129,15 @@ class RoomMessagesApi(APIView):
             services.chat_list(code=code, user=request.user)  # 404 and 403 come first
             raise ApiError("invalid", "before: a message id.", 400, fields={"before": ["A message id."]})
         messages = services.chat_list(code=code, user=request.user, before=before)
-        return Response(ChatMessageSerializer(messages, many=True).data)
+        names = selectors.chat_names(room=selectors.room_get(code=code), messages=messages)
+        return Response(ChatMessageSerializer(messages, many=True, context={"names": names}).data)
 
     @extend_schema(request=ChatPostSerializer, responses={201: ChatMessageSerializer},
                    operation_id="rooms_messages_post")
     def post(self, request, code: str):
         message = services.chat_post(code=code, user=request.user, data=request.data)
-        return Response(ChatMessageSerializer(message).data, status=status.HTTP_201_CREATED)
+        return Response(message_data(message, selectors.chat_names(room=message.room, messages=[message])),
+                        status=status.HTTP_201_CREATED)
 
 
 class ChatCatalogueApi(APIView):

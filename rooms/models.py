@@ -114,14 +114,15 @@ class Seat(models.Model):
 
 
 class ChatMessage(models.Model):
-    """One chat message: exactly one of ``text`` (1–200 characters), ``emoji`` or ``phrase`` (a catalogue
-    id), by ``user`` sitting in ``seat``. A moderator may hide it (``hidden_at``, ``hidden_by``,
+    """One chat message: exactly one of ``text`` (1–200 grapheme clusters), ``emoji`` or ``phrase`` (a
+    catalogue id), by ``user`` sitting in ``seat``. A moderator may hide it (``hidden_at``, ``hidden_by``,
     ``hidden_reason``): it is then gone from the room's history but kept for the record."""
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="messages")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_messages")
     seat = models.PositiveSmallIntegerField()
-    text = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001 - exactly one is set
+    # 200 grapheme clusters (config.textpolicy), each at most 4 code points on average
+    text = models.CharField(max_length=800, null=True, blank=True)  # noqa: DJ001 - exactly one is set
     emoji = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001 - exactly one is set
     phrase = models.CharField(max_length=32, null=True, blank=True)  # noqa: DJ001 - exactly one is set
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)

@@ -6,6 +6,7 @@ from django.db.models import Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from config.errors import ApiError
+from config.textpolicy import names_told_apart
 from rooms.models import CODE_ALPHABET, CODE_LENGTH, ChatMessage, Room, RoomStatus, Seat
 
 CHAT_PAGE = 50
@@ -73,3 +74,15 @@ def chat_messages(*, room: Room, before: int | None = None, limit: int = CHAT_PA
     if before is not None:
         qs = qs.filter(id__lt=before)
     return list(reversed(qs.order_by("-id")[:limit]))
+
+
+def chat_names(*, room: Room, messages: list[ChatMessage]) -> dict[int, str]:
+    """``{user_id: name as shown}`` for the authors of ``messages`` and the players seated in ``room``:
+    names that look alike (TR39 skeleton) get the suffix `` #<seat + 1>`` (a seated player's seat, else
+    the seat the message was sent from). One query (the seats)."""
+    names, seats = {}, {}
+    for message in messages:
+        names[message.user_id], seats[message.user_id] = message.user.display_name, message.seat
+    for seat in Seat.objects.filter(room=room, user__isnull=False).select_related("user"):
+        names[seat.user_id], seats[seat.user_id] = seat.user.display_name, seat.index
+    return names_told_apart(names, seats)

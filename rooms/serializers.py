@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.serializers import UserSerializer
+from config.textpolicy import PolicyTextField, names_told_apart
 from config.timefmt import DateTimeMsField
 from games.engine.errors import InvalidRules
 from games.engine.registry import get_engine
@@ -110,7 +111,9 @@ class SeatSerializer(serializers.ModelSerializer):
 class RoomSerializer(serializers.ModelSerializer):
     """``room``: ``{code, invite_url, game, host, seats, seats_auto, rules (every setting resolved),
     turn_seconds, ranked, cpu_level, cpu_speed, status, game_id, version}``. ``seats_auto``: created (or
-    patched) with ``seats: "auto"``: the room offers the rules' most seats and a start seats the party."""
+    patched) with ``seats: "auto"``: the room offers the rules' most seats and a start seats the party.
+    Seated players whose display names look alike (TR39 skeleton) are shown with the suffix
+    `` #<seat + 1>`` (``config.textpolicy``), host too."""
 
     invite_url = serializers.SerializerMethodField()
     game = serializers.CharField(source="game_name")
@@ -138,6 +141,17 @@ class RoomSerializer(serializers.ModelSerializer):
     def get_rules(self, room):
         auto_open = room.seats_auto and room.status != RoomStatus.PLAYING  # seats not known before the start
         return resolved_rules(room.game_name, room.rules, None if auto_open else room.seat_count)
+
+    def to_representation(self, room):
+        data = super().to_representation(room)
+        seated = {s["index"]: s["user"] for s in data["seats"] if s["user"]}
+        shown = names_told_apart({index: user["display_name"] for index, user in seated.items()})
+        host = data.get("host")
+        for index, user in seated.items():
+            user["display_name"] = shown[index]
+            if host and host["id"] == user["id"]:
+                host["display_name"] = shown[index]
+        return data
 
 
 class RoomCreateSerializer(serializers.Serializer):
@@ -182,24 +196,34 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
-class ChatPostSerializer(serializers.Serializer):
-    """Body of a chat message: exactly one of ``text`` (trimmed, 1–200), ``emoji``, ``phrase`` (an id)."""
+CHAT_TEXT_MAX = 200
 
-    text = StrictCharField(required=False, trim_whitespace=True, allow_blank=True, max_length=200)  # after trimming
+
+class ChatPostSerializer(serializers.Serializer):
+    """Body of a chat message: exactly one of ``text`` (the text policy, ``config.textpolicy``: trimmed,
+    1–200 grapheme clusters, nothing invisible-only, no control/format/bidi characters, few combining
+    marks), ``emoji``, ``phrase`` (an id)."""
+
+    text = PolicyTextField(required=False, max_length=CHAT_TEXT_MAX)
     emoji = StrictCharField(required=False, trim_whitespace=False)
     phrase = StrictCharField(required=False, trim_whitespace=False)
 
 
 class ChatMessageSerializer(serializers.ModelSerializer):
-    """``message``: ``{id, seat, display_name, text|emoji|phrase, created_at}`` (only the key it has)."""
+    """``message``: ``{id, seat, display_name, text|emoji|phrase, created_at}`` (only the key it has).
+    ``display_name`` carries the suffix `` #<seat + 1>`` when it looks like another player's name in the
+    room (context ``names``: ``{user_id: name as shown}``, from ``rooms.selectors.chat_names``)."""
 
-    display_name = serializers.CharField(source="user.display_name")
+    display_name = serializers.SerializerMethodField()
     created_at = DateTimeMsField()
 
     class Meta:
         model = ChatMessage
         fields = ["id", "seat", "display_name", "text", "emoji", "phrase", "created_at"]
         read_only_fields = fields
+
+    def get_display_name(self, message) -> str:
+        return self.context.get("names", {}).get(message.user_id, message.user.display_name)
 
     def to_representation(self, instance):
         data = super().to_representation(instance)
@@ -318,6 +342,6 @@ def room_data(room: Room, seats: list | None = None) -> dict:
     return RoomSerializer(room, context={} if seats is None else {"seats": seats}).data
 
 
-def message_data(message: ChatMessage) -> dict:
-    """The chat ``message`` shape."""
-    return ChatMessageSerializer(message).data
+def message_data(message: ChatMessage, names: dict | None = None) -> dict:
+    """The chat ``message`` shape; ``names``: ``{user_id: name as shown}`` (``rooms.selectors.chat_names``)."""
+    return ChatMessageSerializer(message, context={"names": names or {}}).data

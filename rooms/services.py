@@ -43,7 +43,6 @@ from rooms.throttles import chat_throttle_check
 logger = logging.getLogger(__name__)
 
 RANKED_TURN_SECONDS = 60
-CHAT_TEXT_MAX = 200
 _UNSET = object()
 
 
@@ -552,7 +551,8 @@ def _set_connected(game_id: int, seat: int, connected: bool, user_id: int) -> No
 
 # --------------------------------------------------------------------------------------------- chat
 def _chat_body(data) -> dict:
-    """Exactly one of ``text`` (trimmed, 1–200), ``emoji`` (of the catalogue), ``phrase`` (an id)."""
+    """Exactly one of ``text`` (the text policy: trimmed, 1–200 grapheme clusters), ``emoji`` (of the
+    catalogue), ``phrase`` (an id)."""
     if not isinstance(data, dict):
         raise ApiError("invalid", "A chat message is an object.", 400)
     ser = ChatPostSerializer(data=data)
@@ -562,9 +562,6 @@ def _chat_body(data) -> dict:
         raise ApiError("invalid", "Send exactly one of text, emoji, phrase.", 400,
                        fields={"non_field_errors": ["Send exactly one of text, emoji, phrase."]})
     key, value = next(iter(given.items()))
-    if key == "text" and not 1 <= len(value) <= CHAT_TEXT_MAX:
-        raise invalid_field("text", gettext("Between 1 and {most} characters after trimming.").format(
-            most=CHAT_TEXT_MAX))
     if key == "emoji" and value not in EMOJI:
         raise invalid_field("emoji", "Not in the catalogue.")
     if key == "phrase" and value not in PHRASE_IDS:
@@ -607,7 +604,7 @@ def chat_post(*, code: str, user, data) -> ChatMessage:
     chat_throttle_check(user)
     message = ChatMessage.objects.create(room=room, user=user, seat=seat.index, **body)
     Room.objects.filter(pk=room.pk).update(last_activity=timezone.now())
-    payload = {"type": "chat", "message": message_data(message)}
+    payload = {"type": "chat", "message": message_data(message, selectors.chat_names(room=room, messages=[message]))}
     transaction.on_commit(lambda: group_send(room.group, {"type": "room.chat", "payload": payload}))
     return message
 
