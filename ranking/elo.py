@@ -14,6 +14,9 @@ used by FIDE and lichess) generalised to N seats by splitting the final standing
   integer with halves away from zero (2.5 → 3, -2.5 → -3). Because of that rounding and of the
   per-player K, the changes of one game need not sum to zero.
 - All ratings are read before any update from this game (the caller reads them under a lock).
+- Pair weights (README "Ratings: rated play needs play"): a pair of seats whose players already had their
+  daily share of rated games together counts with weight 0: ``Δ_a = K_a / (N - 1) × Σ_{b ≠ a} w(a, b) ×
+  (S(a, b) - E(a, b))``, ``w`` symmetric, 1 unless the caller says otherwise.
 
 Worked example (two players at 1500, both in their first rated game, seat 0 wins):
 E = 1 / (1 + 10^0) = 0.5; Δ_0 = 40 / 1 × (1 - 0.5) = +20; Δ_1 = 40 × (0 - 0.5) = -20.
@@ -85,9 +88,10 @@ def round_half_away(x: float) -> int:
     return int(math.copysign(math.floor(abs(x) + 0.5), x))
 
 
-def raw_changes(seats: Sequence[SeatInput]) -> list[float]:
+def raw_changes(seats: Sequence[SeatInput], weights: Sequence[Sequence[float]] | None = None) -> list[float]:
     """The unrounded change of every seat, in the order given (rating points, float).
 
+    ``weights``: an N × N matrix, ``weights[i][j]`` the weight of the pair (i, j) (default 1 each).
     Raises ``ValueError`` with fewer than 2 seats, a place below 1 or a negative ``games``.
     """
     n = len(seats)
@@ -103,14 +107,15 @@ def raw_changes(seats: Sequence[SeatInput]) -> list[float]:
         total = 0.0
         for j, b in enumerate(seats):
             if i != j:
-                total += pair_result(a.place, b.place) - expected_score(a.rating, b.rating)
+                weight = 1.0 if weights is None else weights[i][j]
+                total += weight * (pair_result(a.place, b.place) - expected_score(a.rating, b.rating))
         out.append(k_factor(a.games + 1) / (n - 1) * total)
     return out
 
 
-def rating_changes(seats: Sequence[SeatInput]) -> list[int]:
+def rating_changes(seats: Sequence[SeatInput], weights: Sequence[Sequence[float]] | None = None) -> list[int]:
     """Each seat's rating change (integer rating points), in the order given; see the module docstring.
 
-    Raises ``ValueError`` as :func:`raw_changes`.
+    ``weights``: as :func:`raw_changes`. Raises ``ValueError`` as :func:`raw_changes`.
     """
-    return [round_half_away(x) for x in raw_changes(seats)]
+    return [round_half_away(x) for x in raw_changes(seats, weights)]

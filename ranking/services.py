@@ -331,10 +331,75 @@ def _human_acted(game) -> bool:
     return bool(getattr(game, "human_acted", False)) or GameAction.objects.filter(game=game, by="player").exists()
 
 
+MIN_DECISIONS = 6
+"""A ranked game is not rated when a player resigned, left or timed out (was played for) before making
+this many decisions of their own (README "Ratings: rated play needs play")."""
+
+PAIR_DAILY_RATED = 3
+"""Rated games a pair of players may play together in :data:`PAIR_WINDOW`; from the next one on, their
+pair counts with weight 0 (a two-player game then is not rated)."""
+
+PAIR_WINDOW = timedelta(hours=24)
+
+
+def _decisions_before_quitting(game, seats) -> dict[int, int | None]:
+    """``{seat: n}``: for each human seat in ``seats`` that quit — resigned (its own ``resign``), was
+    timed out or played for (an action ``by`` timeout or away), or left — how many decisions of its own
+    (actions ``by`` player other than ``resign``) it had made before; ``None`` for a seat that never quit."""
+    from games.models import GameAction, GamePlayer
+
+    made: dict[int, int] = dict.fromkeys(seats, 0)
+    quit_at: dict[int, int | None] = dict.fromkeys(seats)
+    rows = GameAction.objects.filter(game=game, seat__in=list(seats)).order_by("seq").values_list("seat", "by", "action")
+    for seat, by, action in rows:
+        kind = action.get("type") if isinstance(action, dict) else None
+        if by == "player" and kind != "resign":
+            made[seat] += 1
+        elif quit_at[seat] is None and (by in ("timeout", "away") or kind == "resign"):
+            quit_at[seat] = made[seat]
+    for seat in GamePlayer.objects.filter(game=game, seat__in=list(seats), left=True).values_list("seat", flat=True):
+        if quit_at[seat] is None:
+            quit_at[seat] = made[seat]
+    return quit_at
+
+
+def game_quit_too_early(game, seats=None) -> bool:
+    """Whether a human seat of ``game`` (of ``seats``, default all) quit (resigned, left, timed out)
+    before :data:`MIN_DECISIONS` decisions of its own: such a ranked game is recorded as not rated (its
+    result stands for stats)."""
+    quit_at = _decisions_before_quitting(game, _human_seats(game) if seats is None else seats)
+    return any(n is not None and n < MIN_DECISIONS for n in quit_at.values())
+
+
+def _pair_weights(game, order: list[int], seats: dict[int, int]) -> list[list[float]]:
+    """The pair weights of :func:`ranking.elo.raw_changes`: 0 for two players who already had
+    :data:`PAIR_DAILY_RATED` rated games of this game together in the last :data:`PAIR_WINDOW`, else 1.
+    Read under the rating rows' lock, so two games of the same pair finishing together count in turn."""
+    from ranking.models import RatingChange
+
+    users = [seats[s] for s in order]
+    since = timezone.now() - PAIR_WINDOW
+    by_game: dict[int, set[int]] = {}
+    for game_id, user_id in RatingChange.objects.filter(
+            game_name=game.game, user_id__in=users, created_at__gte=since).exclude(game=game).values_list(
+            "game_id", "user_id"):
+        by_game.setdefault(game_id, set()).add(user_id)
+    together: dict[frozenset, int] = {}
+    for players in by_game.values():
+        for a in players:
+            for b in players:
+                if a < b:
+                    together[frozenset((a, b))] = together.get(frozenset((a, b)), 0) + 1
+    return [[0.0 if a != b and together.get(frozenset((a, b)), 0) >= PAIR_DAILY_RATED else 1.0 for b in users]
+            for a in users]
+
+
 def game_is_rated(game) -> bool:
     """Whether a game is to be rated (DESIGN.md "Ratings"): finished, ranked, not aborted, at least one
-    action by a human player (timeouts, away and CPU moves do not count), and at least two human seats
-    in its final standing. Resigned and played-for seats are rated as their players."""
+    action by a human player (timeouts, away and CPU moves do not count), at least two human seats in its
+    final standing, and no human seat that quit before :data:`MIN_DECISIONS` decisions
+    (:func:`game_quit_too_early`). Resigned and played-for seats are rated as their players. (The daily
+    cap per pair, :data:`PAIR_DAILY_RATED`, is applied by :func:`game_rate` under the lock.)"""
     from games.models import Game
 
     if game is None or game.status != Game.FINISHED or not game.ranked:
@@ -344,7 +409,7 @@ def game_is_rated(game) -> bool:
         return False
     places = _standing_places(game)
     humans = [s for s in _human_seats(game) if s in places]
-    return len(humans) >= 2 and _human_acted(game)
+    return len(humans) >= 2 and _human_acted(game) and not game_quit_too_early(game, humans)
 
 
 @transaction.atomic
@@ -356,7 +421,9 @@ def game_rate(*, game_id: int) -> list:
     so a task run twice, or two runs at once, rate it exactly once (``unique(game, user)`` backs this);
     two games sharing a player are applied one after the other, each reading the other's result.
     Ratings and K (by each player's rated-game count) are read under that lock, before any update from
-    this game; see :mod:`ranking.elo`.
+    this game; see :mod:`ranking.elo`. The daily cap per pair (:data:`PAIR_DAILY_RATED` rated games of
+    the same pair in :data:`PAIR_WINDOW`) is read under that lock too: a pair over it counts with weight 0,
+    and a player all of whose pairs are over it gets no change (not rated).
     """
     from games.models import Game
     from ranking import elo
@@ -379,9 +446,12 @@ def game_rate(*, game_id: int) -> list:
         return existing
     order = sorted(seats)
     inputs = [elo.SeatInput(rating=rows[seats[s]].rating, games=rows[seats[s]].games, place=places[s]) for s in order]
-    changes = elo.rating_changes(inputs)
+    weights = _pair_weights(game, order, seats)
+    changes = elo.rating_changes(inputs, weights)
     out = []
-    for s, inp, delta in zip(order, inputs, changes, strict=True):
+    for i, (s, inp, delta) in enumerate(zip(order, inputs, changes, strict=True)):
+        if not any(w for j, w in enumerate(weights[i]) if j != i):
+            continue  # every pair of this seat is over the daily cap: not rated for this player
         row = rows[seats[s]]
         row.rating = inp.rating + delta
         row.games = inp.games + 1

@@ -23,6 +23,7 @@ from rooms.serializers import (
     message_data,
     room_data,
 )
+from rooms.throttles import RoomCodeThrottled
 
 
 def _room_answer(room, code: int = status.HTTP_200_OK) -> Response:
@@ -46,8 +47,10 @@ class RoomCreateApi(APIView):
         return _room_answer(room, status.HTTP_201_CREATED)
 
 
-class RoomDetailApi(APIView):
+class RoomDetailApi(RoomCodeThrottled, APIView):
     """Look at a room (any signed-in user) or change its settings (host, while open or finished)."""
+
+    lookup_methods = ("GET",)
 
     @extend_schema(responses={200: RoomSerializer}, operation_id="rooms_get")
     def get(self, request, code: str):
@@ -60,9 +63,11 @@ class RoomDetailApi(APIView):
         return _room_answer(services.room_update(code=code, user=request.user, data=data))
 
 
-class RoomJoinApi(APIView):
+class RoomJoinApi(RoomCodeThrottled, APIView):
     """Take the lowest free seat (idempotent); a player who left mid-game gets the seat back; a player a
     moderator kicked from the room may not come back (403 ``kicked``)."""
+
+    lookup_methods = ("POST",)
 
     @extend_schema(request=None, responses={200: RoomSerializer, **errors(
         401, 403, 404, 409, s403="kicked (a moderator removed you from this room) / registration_required / "
@@ -72,7 +77,7 @@ class RoomJoinApi(APIView):
         return _room_answer(services.room_join(code=code, user=request.user))
 
 
-class RoomLeaveApi(APIView):
+class RoomLeaveApi(RoomCodeThrottled, APIView):
     """Leave: before a game the seat is freed; during one it is played for until the game ends."""
 
     @extend_schema(request=None, responses={200: RoomSerializer}, operation_id="rooms_leave")
@@ -80,7 +85,7 @@ class RoomLeaveApi(APIView):
         return _room_answer(services.room_leave(code=code, user=request.user))
 
 
-class RoomCpuApi(APIView):
+class RoomCpuApi(RoomCodeThrottled, APIView):
     """Put a CPU in a seat (host; not in ranked rooms)."""
 
     @extend_schema(request=CpuSeatSerializer, responses={200: RoomSerializer}, operation_id="rooms_cpu")
@@ -91,7 +96,7 @@ class RoomCpuApi(APIView):
                                                   level=data.get("level")))
 
 
-class RoomSeatApi(APIView):
+class RoomSeatApi(RoomCodeThrottled, APIView):
     """Empty a seat: remove a CPU or a player (host, not while playing)."""
 
     @extend_schema(request=None, responses={200: RoomSerializer}, operation_id="rooms_seat_clear")
@@ -99,7 +104,7 @@ class RoomSeatApi(APIView):
         return _room_answer(services.room_clear_seat(code=code, user=request.user, index=index))
 
 
-class RoomStartApi(APIView):
+class RoomStartApi(RoomCodeThrottled, APIView):
     """Start the game (host); unranked rooms fill empty seats with CPUs."""
 
     @extend_schema(request=None, responses={201: RoomSerializer}, operation_id="rooms_start")
@@ -107,7 +112,7 @@ class RoomStartApi(APIView):
         return _room_answer(services.room_start(code=code, user=request.user), status.HTTP_201_CREATED)
 
 
-class RoomRematchApi(APIView):
+class RoomRematchApi(RoomCodeThrottled, APIView):
     """A new game in a finished room (host): same seats and rules, new seed."""
 
     @extend_schema(request=None, responses={201: RoomSerializer}, operation_id="rooms_rematch")
@@ -115,7 +120,7 @@ class RoomRematchApi(APIView):
         return _room_answer(services.room_rematch(code=code, user=request.user), status.HTTP_201_CREATED)
 
 
-class RoomMessagesApi(APIView):
+class RoomMessagesApi(RoomCodeThrottled, APIView):
     """The room's chat: the last 50 messages (before ``?before=<id>``), oldest first; post one."""
 
     @extend_schema(

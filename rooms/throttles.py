@@ -1,4 +1,5 @@
-"""The chat throttle: ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["chat"]`` (default ``5/10s``) per user.
+"""The chat throttle: ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["chat"]`` (default ``5/10s``) per user; the
+room look-up throttles of ``/api/rooms/{code}…``: per user and per address (README "Security").
 
 DRF's own rate parser only knows ``n/<unit>``; :class:`ChatThrottle` also reads a multiplied period such
 as ``5/10s`` or ``20/2m``. The chat service calls :func:`chat_throttle_check` for REST and WebSocket
@@ -64,3 +65,71 @@ def chat_throttle_check(user) -> None:
         wait = throttle.wait()
         raise exceptions.Throttled(wait=max(1, int(wait + 0.999)) if wait is not None else None,
                                    detail="Too many chat messages; wait a moment.")
+
+
+class _RoomLookupBase(SimpleRateThrottle):
+    """Room-code look-ups. On the views' look-up methods (``lookup_methods``: ``GET /api/rooms/{code}``,
+    ``POST /api/rooms/{code}/join``) every request counts; on the other ``/api/rooms/{code}…`` methods
+    only the misses count (a 403 or 404, recorded by :class:`RoomCodeThrottled` after the answer), so a
+    code cannot be tried there either while players using their own room are never slowed down."""
+
+    def get_rate(self):
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def parse_rate(self, rate):
+        return parse_rate(rate)
+
+    def allow_request(self, request, view):
+        if request.method in getattr(view, "lookup_methods", ()):
+            return super().allow_request(request, view)
+        # Misses only: refuse once the budget is spent, record nothing now.
+        if self.rate is None or (key := self.get_cache_key(request, view)) is None:
+            return True
+        self.key, self.now = key, self.timer()
+        self.history = [t for t in self.cache.get(key, []) if t > self.now - self.duration]
+        return len(self.history) < self.num_requests or self.throttle_failure()
+
+    def record(self, request, view) -> None:
+        """Count one miss of ``request``."""
+        if self.rate is None or (key := self.get_cache_key(request, view)) is None:
+            return
+        now = self.timer()
+        history = [t for t in self.cache.get(key, []) if t > now - self.duration]
+        history.insert(0, now)
+        self.cache.set(key, history, self.duration)
+
+
+class RoomLookupUserThrottle(_RoomLookupBase):
+    """``THROTTLE_ROOM_LOOKUP`` (default ``30/min``) room-code look-ups per signed-in user."""
+
+    scope = "room_lookup"
+
+    def get_cache_key(self, request, view):
+        user = getattr(request, "user", None)
+        if user is None or not user.is_authenticated:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": user.pk}
+
+
+class RoomLookupAddressThrottle(_RoomLookupBase):
+    """``THROTTLE_ROOM_LOOKUP_ADDRESS`` (default ``120/min``) room-code look-ups per client address (the
+    peer, or the one ``NUM_PROXIES`` trusted proxies forwarded): many guests from one address share it."""
+
+    scope = "room_lookup_address"
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class RoomCodeThrottled:
+    """Mixin of the views under ``/api/rooms/{code}``: the two room look-up throttles; ``lookup_methods``
+    (the methods whose every request counts); other methods' 403 and 404 answers count as misses."""
+
+    throttle_classes = [RoomLookupUserThrottle, RoomLookupAddressThrottle]
+    lookup_methods: tuple[str, ...] = ()
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        if request.method not in self.lookup_methods and response.status_code in (403, 404):
+            for throttle in self.get_throttles():
+                throttle.record(request, self)
+        return super().finalize_response(request, response, *args, **kwargs)

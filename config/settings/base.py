@@ -191,6 +191,9 @@ REST_FRAMEWORK = {
         "register": env("THROTTLE_REGISTER", default="30/min"),
         "chat": env("THROTTLE_CHAT", default="5/10s"),
         "report": env("THROTTLE_REPORT", default="10/hour"),
+        # Room-code look-ups (GET /api/rooms/{code}, join; misses of the other room endpoints).
+        "room_lookup": env("THROTTLE_ROOM_LOOKUP", default="30/min"),
+        "room_lookup_address": env("THROTTLE_ROOM_LOOKUP_ADDRESS", default="120/min"),
     },
     # Proxies in front of the server whose X-Forwarded-For entries are trusted (0: the peer address is the
     # client; a client cannot pick its own address for throttles and IP blocks by sending the header).

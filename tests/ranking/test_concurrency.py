@@ -43,7 +43,7 @@ def slow_elo(monkeypatch):
     from ranking import elo
 
     fast = elo.rating_changes
-    monkeypatch.setattr(elo, "rating_changes", lambda seats: (time.sleep(0.2), fast(seats))[1])
+    monkeypatch.setattr(elo, "rating_changes", lambda seats, weights=None: (time.sleep(0.2), fast(seats, weights))[1])
 
 
 def existing_ratings(*users):

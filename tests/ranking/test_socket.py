@@ -4,6 +4,7 @@ the room group as ``{type: "achievement", seat, achievement}``; a queue match re
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import channel_layers
 from django.db import connections
 from rest_framework.authtoken.models import Token
 
@@ -20,7 +21,13 @@ TIMEOUT = 5
 
 @pytest.fixture(autouse=True)
 async def _close_thread_connections():
+    """A channel layer made in this test's event loop (channels-redis binds its pools to the loop that
+    first used them; an earlier test's loop is gone), closed after; the consumers' connections closed."""
+    channel_layers.backends.clear()
     yield
+    layer = channel_layers.backends.pop("default", None)
+    if layer is not None and hasattr(layer, "close_pools"):
+        await layer.close_pools()
     await database_sync_to_async(connections.close_all)()
 
 
