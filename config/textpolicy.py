@@ -34,6 +34,7 @@ from functools import lru_cache
 
 import regex
 import unicodedata2
+from django.utils.translation import gettext, gettext_noop
 from rest_framework import serializers
 
 MAX_MARKS = 3
@@ -46,21 +47,23 @@ _CLUSTER = regex.compile(r"\X")
 _EMOJI = regex.compile(r"\p{Extended_Pictographic}|\p{Emoji_Presentation}|\p{Regional_Indicator}")
 _RESERVED_SUFFIX = regex.compile(r"\s#\d+\Z")
 
-_CATEGORY_RULES = {
-    "Cc": ("control", "is a control character"),
-    "Zl": ("line_break", "is a line separator"),
-    "Zp": ("line_break", "is a paragraph separator"),
-    "Co": ("private_use", "is a private-use character"),
-    "Cs": ("surrogate", "is a lone surrogate"),
-    "Cn": ("unassigned", "is not an assigned character"),
+_CATEGORY_RULES = {  # category: (rule, message with {point})
+    "Cc": ("control", gettext_noop("{point} is a control character.")),
+    "Zl": ("line_break", gettext_noop("{point} is a line separator.")),
+    "Zp": ("line_break", gettext_noop("{point} is a paragraph separator.")),
+    "Co": ("private_use", gettext_noop("{point} is a private-use character.")),
+    "Cs": ("surrogate", gettext_noop("{point} is a lone surrogate.")),
+    "Cn": ("unassigned", gettext_noop("{point} is not an assigned character.")),
 }
 
 
 class TextPolicyError(serializers.ValidationError):
-    """A text broke the policy; ``rule``: the rule's name (``control``, ``bidi``, ``blank``...)."""
+    """A text broke the policy; ``rule``: the rule's name (``control``, ``bidi``, ``blank``...). The
+    message is ``"<rule>: <text in the request's language>"``; ``message`` is a msgid formatted with
+    ``params``."""
 
-    def __init__(self, rule: str, message: str):
-        super().__init__(f"{rule}: {message}", code=rule)
+    def __init__(self, rule: str, message: str, **params):
+        super().__init__(f"{rule}: {gettext(message).format(**params)}", code=rule)
         self.rule = rule
 
 
@@ -79,15 +82,16 @@ def _check_characters(cluster: str) -> None:
     for ch in cluster:
         category = unicodedata2.category(ch)
         if ch in BIDI_CONTROLS:
-            raise TextPolicyError("bidi", f"{_point(ch)} is a bidirectional control.")
+            raise TextPolicyError("bidi", gettext_noop("{point} is a bidirectional control."), point=_point(ch))
         if category in _CATEGORY_RULES:
-            rule, what = _CATEGORY_RULES[category]
-            raise TextPolicyError(rule, f"{_point(ch)} {what}.")
+            rule, message = _CATEGORY_RULES[category]
+            raise TextPolicyError(rule, message, point=_point(ch))
         if category == "Cf":
             if emoji is None:
                 emoji = _emoji_cluster(cluster)
             if not (emoji and (ch == ZWJ or ord(ch) in TAG_CHARACTERS)):
-                raise TextPolicyError("format", f"{_point(ch)} is an invisible format character.")
+                raise TextPolicyError("format", gettext_noop("{point} is an invisible format character."),
+                                      point=_point(ch))
 
 
 def grapheme_count(text: str) -> int:
@@ -108,7 +112,7 @@ def clean_text(value, *, max_length: int, min_length: int = 1, reserved_suffix: 
     :class:`TextPolicyError` naming the rule broken.
     """
     if not isinstance(value, str):
-        raise TextPolicyError("not_text", "Must be a string.")
+        raise TextPolicyError("not_text", gettext_noop("Must be a string."))
     text = unicodedata2.normalize("NFC", value).strip()
     clusters = _CLUSTER.findall(text)
     for cluster in clusters:
@@ -116,16 +120,17 @@ def clean_text(value, *, max_length: int, min_length: int = 1, reserved_suffix: 
         marks = sum(1 for ch in unicodedata2.normalize("NFD", cluster) if unicodedata2.category(ch) in ("Mn", "Me"))
         if marks > MAX_MARKS and not _emoji_cluster(cluster):
             raise TextPolicyError("combining_marks",
-                                  f"At most {MAX_MARKS} combining marks on one character ({marks} found).")
+                                  gettext_noop("At most {most} combining marks on one character ({found} found)."),
+                                  most=MAX_MARKS, found=marks)
     if min_length > 0 and not any(_visible(ch) for ch in text):
-        raise TextPolicyError("blank", "Must show something: it is empty or only invisible characters.")
+        raise TextPolicyError("blank", gettext_noop("Must show something: it is empty or only invisible characters."))
     if len(clusters) < min_length:
-        raise TextPolicyError("too_short", f"At least {min_length} characters.")
+        raise TextPolicyError("too_short", gettext_noop("At least {least} characters."), least=min_length)
     if len(clusters) > max_length or len(text) > max_length * CODE_POINTS_PER_CLUSTER:
-        raise TextPolicyError("too_long", f"At most {max_length} characters.")
+        raise TextPolicyError("too_long", gettext_noop("At most {most} characters."), most=max_length)
     if reserved_suffix and (_RESERVED_SUFFIX.search(text) or _RESERVED_SUFFIX.search(skeleton(text))):
-        raise TextPolicyError("reserved_suffix",
-                              "May not end with ' #' and a number: that suffix tells look-alike names apart.")
+        raise TextPolicyError("reserved_suffix", gettext_noop(
+            "May not end with ' #' and a number: that suffix tells look-alike names apart."))
     return text
 
 
@@ -144,7 +149,7 @@ class PolicyTextField(serializers.CharField):
 
     def to_internal_value(self, data):
         if not isinstance(data, str):
-            raise TextPolicyError("not_text", "Must be a string.")
+            raise TextPolicyError("not_text", gettext_noop("Must be a string."))
         return clean_text(data, **self.policy)
 
 
