@@ -2,21 +2,21 @@
 
 from rest_framework import serializers
 
+from config.textpolicy import PolicyTextField
 from config.timefmt import DateTimeMsField
 from moderation.models import NOTE_MAX, Report
 
 
 class ReportCreateSerializer(serializers.Serializer):
     """``POST /api/reports``: what is reported (``kind`` + ``target_id``), why (``reason``), and an
-    optional ``note`` (≤ 500 characters)."""
+    optional ``note`` (≤ 500 characters under the text policy, ``config.textpolicy``)."""
 
     kind = serializers.ChoiceField(choices=Report.Kind.choices,
                                    help_text="user, chat_message (a message's id) or game (a game's id).")
     target_id = serializers.IntegerField(min_value=1, max_value=2**63 - 1,
                                          help_text="The id of the user, chat message or game.")
     reason = serializers.ChoiceField(choices=Report.Reason.choices)
-    note = serializers.CharField(max_length=NOTE_MAX, required=False, allow_blank=True, default="",
-                                 trim_whitespace=True)
+    note = PolicyTextField(max_length=NOTE_MAX, min_length=0, required=False, default="")
 
 
 class ReportSerializer(serializers.Serializer):

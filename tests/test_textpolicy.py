@@ -7,6 +7,7 @@ import unicodedata
 import pytest
 
 from config.textpolicy import TextPolicyError, clean_text, grapheme_count, names_told_apart, skeleton
+from tests.factories import UserFactory
 
 CYRILLIC_A = "\u0430"
 
@@ -117,7 +118,6 @@ def test_chat_text_follows_the_policy(make_client, user):
 @pytest.mark.django_db
 def test_look_alike_players_are_told_apart_in_room_game_and_chat(make_client):
     from rooms import services
-    from tests.factories import UserFactory
 
     latin, cyrillic = UserFactory(display_name="Hana"), UserFactory(display_name="H" + CYRILLIC_A + "na")
     room = services.room_create(user=latin, game="chinchirorin", seats=2)
@@ -131,3 +131,14 @@ def test_look_alike_players_are_told_apart_in_room_game_and_chat(make_client):
     game_id = a.post(f"/api/rooms/{room.code}/start").json()["game_id"]
     view = b.get(f"/api/games/{game_id}").json()
     assert {p["seat"]: p["display_name"] for p in view["players"]} == {0: "Hana #1", 1: "H" + CYRILLIC_A + "na #2"}
+
+
+@pytest.mark.django_db
+def test_report_notes_follow_the_policy(make_client, user):
+    other = make_client(UserFactory())
+    url = "/api/reports"
+    body = {"kind": "user", "target_id": user.pk, "reason": "spam"}
+    res = other.post(url, {**body, "note": "look \u202eereh"}, format="json")
+    assert res.status_code == 400 and res.json()["fields"]["note"][0].startswith("bidi: ")
+    res = other.post(url, {**body, "note": "  "}, format="json")  # an empty note is allowed
+    assert res.status_code == 201, res.json()
