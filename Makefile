@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test lint conformance bench
+.PHONY: run test lint conformance bench messages
 
 # PyICU (TR39 look-alike names, config/textpolicy.py) builds against ICU: its development files, pkg-config
 # and a C++ compiler come from apt when missing.
@@ -28,3 +28,10 @@ lint: $(VENV)/.installed
 
 conformance: $(VENV)/.installed
 	$(PY) ../shared/conformance/check.py ../shared/conformance/public.jsonl
+
+# The web client's texts (web/locale/): extract from its templates and scripts, then compile. Run from
+# web/ with no settings, so the files land in web/locale/ and not in the server's locale/.
+messages: $(VENV)/.installed
+	cd web && env -u DJANGO_SETTINGS_MODULE ../$(VENV)/bin/django-admin makemessages -l es -d django --no-location
+	cd web && env -u DJANGO_SETTINGS_MODULE ../$(VENV)/bin/django-admin makemessages -l es -d djangojs --no-location
+	cd web && env -u DJANGO_SETTINGS_MODULE ../$(VENV)/bin/django-admin compilemessages

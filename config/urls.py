@@ -1,5 +1,6 @@
 """URLs: the API under /api/, its schema and docs (Swagger UI and ReDoc from our own static files), the
-admin, /healthz, /metrics."""
+admin, /healthz, /metrics, and the web client (``/``, ``/join/<code>``, ``/room/<code>``, ``/jsi18n/``,
+``/i18n/setlang/``)."""
 
 from django.contrib import admin
 from django.urls import include, path, re_path
@@ -27,6 +28,7 @@ urlpatterns = [
     path("api/", include("moderation.urls")),
     # Anything else under /api/ is a JSON 404 in the API's error shape, in DEBUG too.
     re_path(r"^api/(?!(docs|schema|redoc)$)", csrf_exempt(api_not_found)),  # /api/docs still redirects to /api/docs/
+    path("", include("web.urls")),
 ]
 
 handler400 = "config.errors.handler400"

@@ -21,14 +21,15 @@ from rooms.serializers import (
     RoomSerializer,
     RoomUpdateSerializer,
     message_data,
+    request_base_url,
     room_data,
 )
 from rooms.throttles import RoomCodeThrottled
 
 
-def _room_answer(room, code: int = status.HTTP_200_OK) -> Response:
+def _room_answer(request, room, code: int = status.HTTP_200_OK) -> Response:
     fresh = selectors.rooms_with_seats().get(pk=room.pk)
-    return Response(room_data(fresh), status=code)
+    return Response(room_data(fresh, base_url=request_base_url(request)), status=code)
 
 
 def _valid(serializer_class, request):
@@ -44,7 +45,7 @@ class RoomCreateApi(APIView):
     def post(self, request):
         data = dict(_valid(RoomCreateSerializer, request))
         room = services.room_create(user=request.user, **data)
-        return _room_answer(room, status.HTTP_201_CREATED)
+        return _room_answer(request, room, status.HTTP_201_CREATED)
 
 
 class RoomDetailApi(RoomCodeThrottled, APIView):
@@ -54,13 +55,13 @@ class RoomDetailApi(RoomCodeThrottled, APIView):
 
     @extend_schema(responses={200: RoomSerializer}, operation_id="rooms_get")
     def get(self, request, code: str):
-        return _room_answer(selectors.room_get(code=code))
+        return _room_answer(request, selectors.room_get(code=code))
 
     @extend_schema(request=RoomUpdateSerializer, responses={200: RoomSerializer}, operation_id="rooms_update")
     def patch(self, request, code: str):
         selectors.room_get(code=code)  # 404 before the body
         data = _valid(RoomUpdateSerializer, request)
-        return _room_answer(services.room_update(code=code, user=request.user, data=data))
+        return _room_answer(request, services.room_update(code=code, user=request.user, data=data))
 
 
 class RoomJoinApi(RoomCodeThrottled, APIView):
@@ -74,7 +75,7 @@ class RoomJoinApi(RoomCodeThrottled, APIView):
                                  "banned / suspended",
         s409="already_started / room_full")}, operation_id="rooms_join")
     def post(self, request, code: str):
-        return _room_answer(services.room_join(code=code, user=request.user))
+        return _room_answer(request, services.room_join(code=code, user=request.user))
 
 
 class RoomLeaveApi(RoomCodeThrottled, APIView):
@@ -82,7 +83,7 @@ class RoomLeaveApi(RoomCodeThrottled, APIView):
 
     @extend_schema(request=None, responses={200: RoomSerializer}, operation_id="rooms_leave")
     def post(self, request, code: str):
-        return _room_answer(services.room_leave(code=code, user=request.user))
+        return _room_answer(request, services.room_leave(code=code, user=request.user))
 
 
 class RoomCpuApi(RoomCodeThrottled, APIView):
@@ -92,7 +93,7 @@ class RoomCpuApi(RoomCodeThrottled, APIView):
     def post(self, request, code: str):
         selectors.room_get(code=code)
         data = _valid(CpuSeatSerializer, request)
-        return _room_answer(services.room_set_cpu(code=code, user=request.user, seat=data["seat"],
+        return _room_answer(request, services.room_set_cpu(code=code, user=request.user, seat=data["seat"],
                                                   level=data.get("level")))
 
 
@@ -101,7 +102,7 @@ class RoomSeatApi(RoomCodeThrottled, APIView):
 
     @extend_schema(request=None, responses={200: RoomSerializer}, operation_id="rooms_seat_clear")
     def delete(self, request, code: str, index: int):
-        return _room_answer(services.room_clear_seat(code=code, user=request.user, index=index))
+        return _room_answer(request, services.room_clear_seat(code=code, user=request.user, index=index))
 
 
 class RoomStartApi(RoomCodeThrottled, APIView):
@@ -109,7 +110,7 @@ class RoomStartApi(RoomCodeThrottled, APIView):
 
     @extend_schema(request=None, responses={201: RoomSerializer}, operation_id="rooms_start")
     def post(self, request, code: str):
-        return _room_answer(services.room_start(code=code, user=request.user), status.HTTP_201_CREATED)
+        return _room_answer(request, services.room_start(code=code, user=request.user), status.HTTP_201_CREATED)
 
 
 class RoomRematchApi(RoomCodeThrottled, APIView):
@@ -117,7 +118,7 @@ class RoomRematchApi(RoomCodeThrottled, APIView):
 
     @extend_schema(request=None, responses={201: RoomSerializer}, operation_id="rooms_rematch")
     def post(self, request, code: str):
-        return _room_answer(services.room_rematch(code=code, user=request.user), status.HTTP_201_CREATED)
+        return _room_answer(request, services.room_rematch(code=code, user=request.user), status.HTTP_201_CREATED)
 
 
 class RoomMessagesApi(RoomCodeThrottled, APIView):
@@ -173,4 +174,4 @@ class MyRoomsApi(APIView):
     @extend_schema(responses={200: RoomSerializer(many=True)}, operation_id="me_rooms")
     def get(self, request):
         rooms = selectors.rooms_for_user(request.user)
-        return Response(RoomSerializer(rooms, many=True).data)
+        return Response(RoomSerializer(rooms, many=True, context={"base_url": request_base_url(request)}).data)

@@ -38,6 +38,7 @@ from importlib import import_module
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.http.request import split_domain_port, validate_host
 from rest_framework import exceptions
 from rest_framework.authtoken.models import Token
 
@@ -49,7 +50,7 @@ from games import selectors as games_selectors
 from games import services as games_services
 from rooms import selectors, services
 from rooms.models import Room, Seat
-from rooms.serializers import room_data
+from rooms.serializers import invite_url, room_data
 
 logger = logging.getLogger(__name__)
 
@@ -110,12 +111,21 @@ def error_body(exc: Exception) -> dict:
     return {"code": "server_error", "detail": "Internal error."}
 
 
-def _snapshot(room_id: int, seat: int) -> tuple[dict, dict | None]:
+def scope_base_url(scope) -> str | None:
+    """``http(s)://host[:port]`` the socket ``scope`` was opened to (its Host header, when ALLOWED_HOSTS
+    allows it), for the rooms' ``invite_url``; ``None`` when there is no acceptable Host."""
+    host = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"), "")
+    if not host or not validate_host(split_domain_port(host)[0], settings.ALLOWED_HOSTS):
+        return None
+    return f"{'https' if scope.get('scheme') in ('wss', 'https') else 'http'}://{host}"
+
+
+def _snapshot(room_id: int, seat: int, base_url: str | None = None) -> tuple[dict, dict | None]:
     """The current ``room`` message and ``game`` message (or ``None``) for ``seat``: the view at the game's
     seq with that seq's events the seat may see (a message for a seq carries its events: the broadcast of
     that seq, if it comes after, is not sent again)."""
     room = selectors.rooms_with_seats().select_related("game").get(pk=room_id)
-    room_msg = {"type": "room", "room": room_data(room)}
+    room_msg = {"type": "room", "room": room_data(room, base_url=base_url)}
     game = room.game
     if game is None:
         return room_msg, None
@@ -161,6 +171,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     seat: int | None = None
     counted = False
     revoked = False
+    base_url: str | None = None
 
     async def connect(self):
         self.user = self.scope.get("user")
@@ -199,7 +210,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             return
         self.counted = True
         metrics.OPEN_SOCKETS.inc()
-        room_msg, game_msg = await database_sync_to_async(_snapshot)(self.room_id, self.seat)
+        self.base_url = scope_base_url(self.scope)
+        room_msg, game_msg = await database_sync_to_async(_snapshot)(self.room_id, self.seat, self.base_url)
         await self.send_json(room_msg)
         if game_msg is not None and self.counted:
             await self._send_game(game_msg)
@@ -342,10 +354,13 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         ``seats: "auto"`` start puts the party in seats 0..k-1) follows it: the socket changes seat group
         and gets that seat's current ``game`` (whose broadcast went out before the move)."""
         payload = event["payload"]
+        room = payload.get("room") or {}
+        if not settings.PUBLIC_URL and room.get("code"):  # broadcast with a path: made absolute for this socket
+            payload = {**payload, "room": {**room, "invite_url": invite_url(room["code"], self.base_url)}}
         await self.send_json(payload)
         if self.seat is None:
             return
-        seats = (payload.get("room") or {}).get("seats") or []
+        seats = room.get("seats") or []
         mine = next((s.get("index") for s in seats if (s.get("user") or {}).get("id") == self.user.pk), None)
         if mine is None:
             await self.close(code=CLOSE_NOT_A_PLAYER)

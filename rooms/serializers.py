@@ -17,9 +17,17 @@ from rooms.models import CPU_LEVELS, CPU_SPEEDS, GAME_CHOICES, SEATS_AUTO, ChatM
 GAMES = [g for g, _ in GAME_CHOICES]
 
 
-def invite_url(code: str) -> str:
-    """The link that opens the room: ``PUBLIC_URL/join/<code>``."""
-    return f"{settings.PUBLIC_URL}/join/{code}"
+def invite_url(code: str, base_url: str | None = None) -> str:
+    """The link that opens the room in the web client: ``<base>/join/<code>``, the base being
+    ``PUBLIC_URL`` when set, else ``base_url`` (the address the request or socket came to,
+    ``scheme://host[:port]``), else nothing (a path, made absolute by each socket before sending)."""
+    return f"{settings.PUBLIC_URL or base_url or ''}/join/{code}"
+
+
+def request_base_url(request) -> str | None:
+    """``scheme://host[:port]`` the HTTP ``request`` was made to (its Host checked against ALLOWED_HOSTS),
+    or ``None`` without a request."""
+    return request.build_absolute_uri("/").rstrip("/") if request is not None else None
 
 
 def resolved_rules(game_name: str, rules: dict, seats: int | None) -> dict:
@@ -113,7 +121,8 @@ class RoomSerializer(serializers.ModelSerializer):
     turn_seconds, ranked, cpu_level, cpu_speed, status, game_id, version}``. ``seats_auto``: created (or
     patched) with ``seats: "auto"``: the room offers the rules' most seats and a start seats the party.
     Seated players whose display names look alike (TR39 skeleton) are shown with the suffix
-    `` #<seat + 1>`` (``config.textpolicy``), host too."""
+    `` #<seat + 1>`` (``config.textpolicy``), host too. Context ``base_url``: see
+    :func:`invite_url`."""
 
     invite_url = serializers.SerializerMethodField()
     game = serializers.CharField(source="game_name")
@@ -129,7 +138,7 @@ class RoomSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
     def get_invite_url(self, room) -> str:
-        return invite_url(room.code)
+        return invite_url(room.code, self.context.get("base_url"))
 
     @extend_schema_field(SeatSerializer(many=True))
     def get_seats(self, room):
@@ -336,10 +345,13 @@ class GamesCatalogueSerializer(serializers.Serializer):
     cpu_speeds = CpuSpeedSerializer(many=True)
 
 
-def room_data(room: Room, seats: list | None = None) -> dict:
+def room_data(room: Room, seats: list | None = None, *, base_url: str | None = None) -> dict:
     """The ``room`` shape of ``room`` (reads its seats, unless ``seats``, the room's seat rows with their
-    users, are given; prefetch them for lists)."""
-    return RoomSerializer(room, context={} if seats is None else {"seats": seats}).data
+    users, are given; prefetch them for lists); ``base_url``: see :func:`invite_url`."""
+    context = {"base_url": base_url}
+    if seats is not None:
+        context["seats"] = seats
+    return RoomSerializer(room, context=context).data
 
 
 def message_data(message: ChatMessage, names: dict | None = None) -> dict:

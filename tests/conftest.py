@@ -1,8 +1,9 @@
-"""Shared fixtures. Tests marked ``postgres`` or ``redis`` need that real service (DATABASE_URL pointing at
-PostgreSQL; REDIS_URL): without it they are skipped with the reason "missing service: …", which
-.ci/run treats as a failure."""
+"""Shared fixtures. Tests marked ``postgres``, ``redis`` or ``browser`` need that real service (DATABASE_URL
+pointing at PostgreSQL; REDIS_URL; the machine's Chromium): without it they are skipped with the reason
+"missing service: …", which .ci/run treats as a failure."""
 
 import os
+import shutil
 
 import pytest
 
@@ -27,6 +28,8 @@ def pytest_collection_modifyitems(config, items):
             missing.append("PostgreSQL (set DATABASE_URL)")
         if (item.get_closest_marker("redis") or item.get_closest_marker("e2e")) and not has_redis:
             missing.append("Redis (set REDIS_URL)")
+        if item.get_closest_marker("browser") and not (os.environ.get("CHROMIUM") or shutil.which("chromium")):
+            missing.append("Chromium (apt-get install chromium, or set CHROMIUM)")
         if missing:
             item.add_marker(pytest.mark.skip(reason=f"{MISSING}: {', '.join(missing)}"))
 

@@ -1,7 +1,7 @@
 """Settings shared by every environment, all read from the environment (django-environ).
 
 Variables (README.md lists them): DATABASE_URL, REDIS_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS,
-CSRF_TRUSTED_ORIGINS, PUBLIC_URL, AWAY_GRACE_SECONDS, CELERY_TASK_ALWAYS_EAGER, DATABASE_POOL,
+CSRF_TRUSTED_ORIGINS, CORS_ALLOWED_ORIGINS, PUBLIC_URL, AWAY_GRACE_SECONDS, CELERY_TASK_ALWAYS_EAGER, DATABASE_POOL,
 DATABASE_POOL_MAX_SIZE, DATABASE_POOL_MIN_SIZE, DATABASE_POOL_TIMEOUT, CONN_MAX_AGE, LOG_FORMAT, LOG_LEVEL, METRICS_TOKEN.
 
 No ``.env`` file is read: the environment is the process's own. ``.env`` is docker compose's (its
@@ -21,8 +21,16 @@ DEBUG = env.bool("DEBUG", default=False)
 SECRET_KEY = env("SECRET_KEY", default="insecure-development-key-change-me")
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
-# Where clients reach the service; used for invite links.
-PUBLIC_URL = env("PUBLIC_URL", default="http://127.0.0.1:8000").rstrip("/")
+# Web clients on other sites (scheme://host[:port]) that may call the API and open sockets with a token
+# (django-cors-headers; no cookies cross-site: a token travels in the Authorization header).
+CORS_ALLOWED_ORIGINS = env.list("CORS_ALLOWED_ORIGINS", default=[])
+CORS_URLS_REGEX = r"^/(api/|healthz$)"
+CORS_ALLOW_CREDENTIALS = False
+CORS_EXPOSE_HEADERS = ["Retry-After"]
+CORS_PREFLIGHT_MAX_AGE = 3600
+# Where clients reach the service, the base of the rooms' invite links; empty: the address each request
+# (or socket) came to, so the link works however the service is reached.
+PUBLIC_URL = env("PUBLIC_URL", default="").rstrip("/")
 
 INSTALLED_APPS = [
     "moderation.admin_config.ChinchiAdminConfig",  # django.contrib.admin with the moderators' site (dashboard)
@@ -38,12 +46,14 @@ INSTALLED_APPS = [
     "channels",
     "auditlog",
     "axes",
+    "corsheaders",
     "accounts",
     "games",
     "rooms",
     "ranking",
     "coins",
     "moderation",
+    "web",
 ]
 
 MIDDLEWARE = [
@@ -52,6 +62,7 @@ MIDDLEWARE = [
     "config.middleware.BodySizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

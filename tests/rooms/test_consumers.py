@@ -393,3 +393,45 @@ async def test_a_socket_follows_its_seat_when_an_auto_start_moves_it(transaction
     await comm.disconnect()
     seat = await database_sync_to_async(lambda: Seat.objects.get(room=room, user=bob))()
     assert (seat.index, seat.connections) == (1, 0)
+
+
+async def test_token_socket_from_a_browser_needs_an_origin_the_api_serves(players, settings):
+    """A page on another site gets no socket unless its origin is in CORS_ALLOWED_ORIGINS (as its API
+    calls get no CORS answer); the service's own hosts and apps sending no Origin always connect."""
+    room, host, _other = players
+    key = await database_sync_to_async(_token)(host)
+    settings.CORS_ALLOWED_ORIGINS = ["https://client.example"]
+    path = f"/ws/rooms/{room.code}/?token={key}"
+    for origin, accepted in [(b"https://evil.example", False), (b"http://client.example", False),
+                             (b"https://client.example:8443", False), (b"https://client.example", True),
+                             (b"http://localhost:8000", True), (None, True)]:
+        comm = WebsocketCommunicator(application, path, headers=[(b"origin", origin)] if origin else [])
+        connected, _ = await comm.connect(timeout=TIMEOUT)
+        assert connected is accepted, origin
+        if connected:
+            assert (await comm.receive_json_from(timeout=TIMEOUT))["type"] == "room"
+            await comm.disconnect()
+
+
+async def test_room_invite_url_is_the_address_the_socket_came_to(players, settings):
+    room, host, _other = players
+    key = await database_sync_to_async(_token)(host)
+    settings.PUBLIC_URL = ""
+    settings.ALLOWED_HOSTS = ["play.example"]
+    comm = WebsocketCommunicator(application, f"/ws/rooms/{room.code}/?token={key}",
+                                 headers=[(b"host", b"play.example:8443")])
+    assert (await comm.connect(timeout=TIMEOUT))[0]
+    first = await comm.receive_json_from(timeout=TIMEOUT)
+    assert first["room"]["invite_url"] == f"http://play.example:8443/join/{room.code}"
+    # a broadcast (built with no request) reaches this socket with its own address too
+    await database_sync_to_async(services.room_update)(code=room.code, user=host, data={"cpu_speed": "fast"})
+    update = (await _until(comm, lambda m: m["type"] == "room" and m["room"]["cpu_speed"] == "fast"))[-1]
+    assert update["room"]["invite_url"] == f"http://play.example:8443/join/{room.code}"
+    await comm.disconnect()
+    settings.PUBLIC_URL = "https://chinchi.example"
+    comm = WebsocketCommunicator(application, f"/ws/rooms/{room.code}/?token={key}",
+                                 headers=[(b"host", b"play.example:8443")])
+    assert (await comm.connect(timeout=TIMEOUT))[0]
+    assert (await comm.receive_json_from(timeout=TIMEOUT))["room"]["invite_url"] == (
+        f"https://chinchi.example/join/{room.code}")
+    await comm.disconnect()

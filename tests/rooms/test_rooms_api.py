@@ -35,7 +35,7 @@ def test_create_answers_the_room_with_the_host_in_seat_0(host, settings):
     room = res.json()
     assert set(room) == ROOM_KEYS
     assert len(room["code"]) == 6 and set(room["code"]) <= ALPHABET
-    assert room["invite_url"] == f"{settings.PUBLIC_URL}/join/{room['code']}"
+    assert room["invite_url"] == f"http://testserver/join/{room['code']}"  # PUBLIC_URL unset: the request's
     assert room["game"] == "chinchirorin"
     assert room["host"] == {"id": host.user.id, "username": host.user.username,
                             "display_name": "Host", "is_guest": False}

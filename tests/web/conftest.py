@@ -1,0 +1,51 @@
+"""Fixtures of the browser tests: the real service (uvicorn + a Celery worker, once per module), the
+machine's Chromium driven by Playwright (never a downloaded browser), and a place for screenshots."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.live import ROOT, live_stack
+
+ARTIFACTS = ROOT / "var" / "artifacts"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def chromium_path() -> str | None:
+    """The machine's Chromium: ``CHROMIUM`` if set, else ``chromium`` on PATH (Debian's package)."""
+    return os.environ.get("CHROMIUM") or shutil.which("chromium")
+
+
+@pytest.fixture(scope="module")
+def server(django_db_setup, django_db_blocker, tmp_path_factory):
+    """The service on a free port, on the test database (the tests are ``transaction=True``), once for
+    the module: its worker takes long to start."""
+    with django_db_blocker.unblock(), live_stack(tmp_path_factory.mktemp("web-server")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for the module. Playwright's sync API keeps an event loop in this thread,
+    which Django would take for async code: the test's own (synchronous) database reads are allowed
+    while the browser is open, and only then."""
+    from playwright.sync_api import sync_playwright
+
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
+            yield b
+            b.close()
+    finally:
+        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    """Where screenshots go (var/artifacts/, not committed)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS

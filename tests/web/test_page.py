@@ -1,0 +1,95 @@
+"""The web client's page as served (no browser): the routes that open it, its language (browser,
+cookie, switch), its script translations, its static files; and what clients on other sites need: CORS
+for the configured origins only, and invite links built from the address the service was reached at."""
+
+import pytest
+
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize("path", ["/", "/join/ABC234", "/join/abc234/", "/room/XYZ789"])
+def test_the_page_opens_at_home_join_and_room_links(client, path):
+    res = client.get(path)
+    assert res.status_code == 200
+    assert res["Content-Type"].startswith("text/html")
+    body = res.content.decode()
+    assert '<script type="module" src="/static/web/app.js">' in body
+    assert 'src="/jsi18n/en/"' in body
+
+
+def test_the_page_answers_only_reads(client):
+    assert client.post("/").status_code == 405
+    assert client.get("/join/not-a-code!").status_code == 404
+
+
+@pytest.mark.parametrize(("accept", "lang", "text"), [
+    ("es-ES,es;q=0.9", "es", "Jugar como invitado"),
+    ("en-GB,en;q=0.8", "en", "Play as a guest"),
+    ("ja", "en", "Play as a guest"),  # the page has no Japanese: English, and the script's texts with it
+])
+def test_the_page_speaks_the_browsers_language_when_it_can(client, accept, lang, text):
+    res = client.get("/", HTTP_ACCEPT_LANGUAGE=accept)
+    body = res.content.decode()
+    assert f'<html lang="{lang}">' in body
+    assert text in body
+    assert f'src="/jsi18n/{lang}/"' in body
+    assert res["Content-Language"] == lang
+
+
+def test_the_language_switch_sticks(client):
+    res = client.post("/i18n/setlang/", {"language": "es", "next": "/room/ABC234"})
+    assert (res.status_code, res["Location"]) == (302, "/room/ABC234")
+    body = client.get("/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert '<html lang="es">' in body and "Crear la sala" in body
+
+
+def test_script_texts_come_in_the_language_of_the_url(client):
+    es = client.get("/jsi18n/es/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    en = client.get("/jsi18n/en/", HTTP_ACCEPT_LANGUAGE="es").content.decode()
+    assert '"Your turn.": "Tu turno."' in es
+    assert '"%(n)s card": [\n      "%(n)s carta",\n      "%(n)s cartas"\n    ]' in es
+    assert "Tu turno." not in en
+    assert client.get("/jsi18n/fr/").status_code == 404
+
+
+@pytest.mark.parametrize("name", ["app.js", "cards.js", "style.css", "favicon.svg"])
+def test_static_files_are_served(client, name):
+    res = client.get(f"/static/web/{name}")
+    assert res.status_code == 200
+    assert b"".join(res.streaming_content if res.streaming else [res.content])
+
+
+def test_cors_answers_configured_origins_only(client, settings):
+    settings.CORS_ALLOWED_ORIGINS = ["https://client.example"]
+    pre = client.options("/api/rooms", HTTP_ORIGIN="https://client.example",
+                         HTTP_ACCESS_CONTROL_REQUEST_METHOD="POST",
+                         HTTP_ACCESS_CONTROL_REQUEST_HEADERS="authorization,content-type")
+    assert pre.status_code == 200
+    assert pre["Access-Control-Allow-Origin"] == "https://client.example"
+    assert "authorization" in pre["Access-Control-Allow-Headers"]
+    assert "POST" in pre["Access-Control-Allow-Methods"]
+    assert "Access-Control-Allow-Credentials" not in pre  # tokens, never cookies, cross-site
+    got = client.get("/api/chat/catalogue", HTTP_ORIGIN="https://client.example")
+    assert got["Access-Control-Allow-Origin"] == "https://client.example"
+    assert got["Access-Control-Expose-Headers"] == "Retry-After"
+    for origin in ("https://evil.example", "http://client.example"):
+        assert "Access-Control-Allow-Origin" not in client.get("/api/chat/catalogue", HTTP_ORIGIN=origin)
+    assert "Access-Control-Allow-Origin" not in client.get("/", HTTP_ORIGIN="https://client.example")
+
+
+def test_invite_url_is_the_address_the_request_came_to(make_client, settings):
+    settings.PUBLIC_URL = ""
+    settings.ALLOWED_HOSTS = ["play.example"]
+    api = make_client(UserFactory())
+    room = api.post("/api/rooms", {"game": "chinchon", "seats": 2}, format="json",
+                    HTTP_HOST="play.example:8443", secure=True).json()
+    assert room["invite_url"] == f"https://play.example:8443/join/{room['code']}"
+    again = api.get(f"/api/rooms/{room['code']}", HTTP_HOST="play.example").json()
+    assert again["invite_url"] == f"http://play.example/join/{room['code']}"
+    mine = api.get("/api/me/rooms", HTTP_HOST="play.example").json()
+    assert [r["invite_url"] for r in mine] == [f"http://play.example/join/{room['code']}"]
+    settings.PUBLIC_URL = "https://chinchi.example"
+    assert api.get(f"/api/rooms/{room['code']}", HTTP_HOST="play.example").json()["invite_url"] == (
+        f"https://chinchi.example/join/{room['code']}")

@@ -1,0 +1,1175 @@
+// The web client: one page, the public REST API and the room WebSocket only (README.md "Playing").
+// Texts go through Django's JavaScript catalogue (gettext, interpolate from /jsi18n/).
+import { cardBackSvg, cardSvg, dieSvg, parseCard, rankLabel, SUITS } from "./cards.js";
+
+const gettext = window.gettext || ((s) => s);
+const interpolate = window.interpolate || ((fmt, obj) => fmt.replace(/%\((\w+)\)s/g, (_, k) => obj[k]));
+const ngettext = window.ngettext || ((one, many, n) => (n === 1 ? one : many));
+const fmt = (text, vars) => interpolate(text, vars, true);
+
+const store = {
+  get(key, fallback) { try { const v = localStorage.getItem("chinchi." + key); return v === null ? fallback : JSON.parse(v); } catch { return fallback; } },
+  set(key, value) { try { localStorage.setItem("chinchi." + key, JSON.stringify(value)); } catch { /* private mode */ } },
+  remove(key) { try { localStorage.removeItem("chinchi." + key); } catch { /* private mode */ } },
+};
+
+const S = {
+  token: store.get("token", null),
+  me: null,
+  catalogue: null,
+  chat: null,
+  room: null,
+  view: null,
+  code: null,
+  ws: null,
+  wsRetry: 0,
+  pingTimer: null,
+  french: store.get("french", false),
+  sound: store.get("sound", true),
+  sortByRank: store.get("sortByRank", false),
+  selected: null,
+  pendingCode: null,
+  sent: null,
+  queueTimer: null,
+  seenChat: new Set(),
+};
+
+// ------------------------------------------------------------------------------------------- helpers
+const $ = (sel, root = document) => root.querySelector(sel);
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "class") el.className = v;
+    else if (k === "text") el.textContent = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+  }
+  return el;
+}
+
+function toast(message) {
+  const el = $("#toast");
+  el.textContent = message;
+  el.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { el.hidden = true; }, 6000);
+}
+
+function announce(message) { $("#status").textContent = message; }
+
+function errorText(err) {
+  const body = err.body || {};
+  let text = body.detail || err.message || gettext("Something went wrong.");
+  if (body.fields) {
+    text += " " + Object.entries(body.fields).map(([k, v]) => `${k}: ${[].concat(v).join(" ")}`).join("; ");
+  }
+  return text;
+}
+
+async function api(method, path, body) {
+  const headers = { Accept: "application/json", "Accept-Language": document.documentElement.lang || "en" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (S.token) headers.Authorization = "Token " + S.token;
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    const err = new Error(gettext("The server cannot be reached. Check your connection."));
+    err.body = {};
+    throw err;
+  }
+  let data = null;
+  if (res.status !== 204) { try { data = await res.json(); } catch { data = null; } }
+  if (!res.ok) {
+    const err = new Error((data && data.detail) || res.statusText);
+    err.status = res.status;
+    err.body = data || {};
+    if (res.status === 401 && S.token) signedOut();
+    throw err;
+  }
+  return data;
+}
+
+async function attempt(fn) {
+  try { return await fn(); } catch (err) { toast(errorText(err)); return undefined; }
+}
+
+// ------------------------------------------------------------------------------------------- sound
+let audio = null;
+function beep(freq = 660, ms = 120, type = "sine", volume = 0.08) {
+  if (!S.sound) return;
+  try {
+    audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.type = type;
+    osc.frequency.value = freq;
+    gain.gain.value = volume;
+    osc.connect(gain).connect(audio.destination);
+    const now = audio.currentTime;
+    gain.gain.exponentialRampToValueAtTime(0.0001, now + ms / 1000);
+    osc.start(now);
+    osc.stop(now + ms / 1000);
+  } catch { /* no audio here */ }
+}
+const sounds = {
+  turn: () => { beep(660, 120); setTimeout(() => beep(880, 160), 130); },
+  dice: () => { for (let i = 0; i < 4; i++) setTimeout(() => beep(180 + 60 * i, 50, "square", 0.04), i * 60); },
+  card: () => beep(420, 60, "triangle", 0.06),
+  chat: () => beep(990, 60, "sine", 0.04),
+  end: () => { [523, 659, 784].forEach((f, i) => setTimeout(() => beep(f, 180), i * 170)); },
+};
+
+// ------------------------------------------------------------------------------------------- screens
+const SCREENS = ["welcome", "home", "room", "stats", "leaderboard", "friends", "queue", "account"];
+
+function show(name) {
+  $("#loading").hidden = true;
+  for (const s of SCREENS) $("#screen-" + s).hidden = s !== name;
+  $("#menu").hidden = !S.me;
+  for (const b of document.querySelectorAll("#menu button")) {
+    if (b.dataset.screen === name) b.setAttribute("aria-current", "page"); else b.removeAttribute("aria-current");
+  }
+  if (name !== "room") leaveRoomView();
+  if (name !== "queue") clearInterval(S.queueTimer);
+  const loaders = { home: loadHome, stats: loadStats, leaderboard: loadLeaderboard, friends: loadFriends,
+                    queue: loadQueue, account: loadAccount };
+  if (loaders[name]) loaders[name]();
+  if (["stats", "leaderboard", "friends", "queue", "account"].includes(name)) {
+    if (location.pathname !== "/" || location.hash !== "#" + name) history.pushState({}, "", "/#" + name);
+  } else if (name === "home" && (location.pathname !== "/" || location.hash)) {
+    history.pushState({}, "", "/");
+  }
+  const title = $("#screen-" + name + " h2");
+  if (title) { title.setAttribute("tabindex", "-1"); title.focus({ preventScroll: false }); }
+}
+
+// ------------------------------------------------------------------------------------------- accounts
+function signedIn(answer) {
+  S.token = answer.token;
+  S.me = answer.user;
+  store.set("token", S.token);
+  afterSignIn();
+}
+
+function signedOut() {
+  S.token = null;
+  S.me = null;
+  store.remove("token");
+  closeSocket();
+  show("welcome");
+}
+
+async function afterSignIn() {
+  if (S.pendingCode) {
+    const code = S.pendingCode;
+    S.pendingCode = null;
+    await enterRoom(code);
+    return;
+  }
+  const screen = location.hash.slice(1);
+  show(SCREENS.includes(screen) && screen !== "welcome" && screen !== "room" ? screen : "home");
+}
+
+function formData(form) { return Object.fromEntries(new FormData(form).entries()); }
+
+function bindAccountForms() {
+  $("#guest-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    attempt(async () => signedIn(await api("POST", "/api/auth/guest", { display_name: $("#guest-name").value.trim() })));
+  });
+  $("#login-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    attempt(async () => signedIn(await api("POST", "/api/auth/login", formData(e.target))));
+  });
+  $("#register-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    attempt(async () => signedIn(await api("POST", "/api/auth/register", formData(e.target))));
+  });
+  $("#upgrade-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    attempt(async () => {
+      const body = { ...formData(e.target), display_name: S.me.display_name };
+      const answer = await api("POST", "/api/auth/register", body);
+      S.token = answer.token; S.me = answer.user; store.set("token", S.token);
+      toast(gettext("Your account is ready; your games are kept."));
+      loadAccount();
+    });
+  });
+  $("#logout").addEventListener("click", () => attempt(async () => {
+    await api("POST", "/api/auth/logout");
+    signedOut();
+  }));
+}
+
+async function loadAccount() {
+  if (!S.me) return;
+  $("#account-who").textContent = S.me.is_guest
+    ? fmt(gettext("You play as the guest %(name)s."), { name: S.me.display_name })
+    : fmt(gettext("You are %(name)s (user name %(username)s)."), { name: S.me.display_name, username: S.me.username });
+  $("#upgrade-form").hidden = !S.me.is_guest;
+}
+
+// ------------------------------------------------------------------------------------------- home
+const GAME_NAMES = { chinchon: "Chinchón", chinchirorin: "Chinchirorin" };
+
+async function loadHome() {
+  $("#hello").textContent = fmt(gettext("Hello, %(name)s!"), { name: S.me.display_name });
+  loadMyRooms();
+  if (!S.catalogue) {
+    S.catalogue = await attempt(() => api("GET", "/api/games/catalogue"));
+  }
+  if (S.catalogue) renderCreateForm();
+}
+
+async function loadMyRooms() {
+  const rooms = await attempt(() => api("GET", "/api/me/rooms"));
+  const list = $("#my-rooms");
+  list.replaceChildren();
+  if (!rooms || !rooms.length) { list.appendChild(h("li", { text: gettext("No rooms yet.") })); return; }
+  for (const room of rooms) {
+    list.appendChild(h("li", {},
+      h("button", { type: "button", onclick: () => enterRoom(room.code) },
+        fmt(gettext("%(game)s · room %(code)s · %(status)s"),
+            { game: GAME_NAMES[room.game] || room.game, code: room.code, status: statusText(room.status) }))));
+  }
+}
+
+function statusText(status) {
+  return { open: gettext("waiting to start"), playing: gettext("playing"), finished: gettext("finished"),
+           closed: gettext("closed") }[status] || status;
+}
+
+// The create form, built from GET /api/games/catalogue (never a copy of the rules' settings).
+let formGame = null;
+let formPreset = null;
+
+function renderCreateForm() {
+  const cat = S.catalogue;
+  formGame = formGame || cat.games[0].id;
+  const game = cat.games.find((g) => g.id === formGame);
+  if (formPreset && !game.presets.some((p) => p.id === formPreset)) formPreset = null;
+  formPreset = formPreset || (game.presets[0] && game.presets[0].id) || null;
+  const preset = game.presets.find((p) => p.id === formPreset);
+  const box = $("#create-fields");
+  box.replaceChildren();
+
+  const gameGroup = h("fieldset", { class: "choices" }, h("legend", { text: gettext("Game") }));
+  for (const g of cat.games) {
+    const id = "create-game-" + g.id;
+    gameGroup.appendChild(h("div", { class: "choice" },
+      h("input", { type: "radio", name: "game", id, value: g.id, checked: g.id === formGame,
+                   onchange: () => { formGame = g.id; formPreset = null; renderCreateForm(); } }),
+      h("label", { for: id }, h("strong", { text: g.name }), " — ", g.description)));
+  }
+  box.appendChild(gameGroup);
+
+  if (game.presets.length) {
+    const sel = h("select", { id: "create-preset", onchange: (e) => { formPreset = e.target.value; renderCreateForm(); } },
+      game.presets.map((p) => h("option", { value: p.id, selected: p.id === formPreset, text: p.name })));
+    box.appendChild(h("div", { class: "field" }, h("label", { for: "create-preset", text: gettext("Rules") }), sel,
+      h("p", { class: "hint", text: preset ? preset.description : "" })));
+  }
+
+  const range = preset ? preset.seats : game.seats;
+  const seatSel = h("select", { id: "create-seats" });
+  seatSel.appendChild(h("option", { value: "auto", text: gettext("As many as join (the computer fills in)"),
+                                    selected: game.seats.default === "auto" }));
+  for (let n = range.min; n <= range.max; n++) {
+    seatSel.appendChild(h("option", { value: n, text: String(n), selected: n === game.seats.default }));
+  }
+  box.appendChild(h("div", { class: "field" }, h("label", { for: "create-seats", text: gettext("Seats") }), seatSel));
+
+  const optionSelect = (id, label, items, valueOf, labelOf, selected) => h("div", { class: "field" },
+    h("label", { for: id, text: label }),
+    h("select", { id }, items.map((it) => h("option", { value: JSON.stringify(valueOf(it)), text: labelOf(it),
+                                                          selected: valueOf(it) === selected }))));
+  box.appendChild(optionSelect("create-turn", gettext("Time per turn"), cat.turn_seconds, (t) => t.value, (t) => t.label, null));
+  box.appendChild(optionSelect("create-cpu-level", gettext("Computer level"), cat.cpu_levels, (c) => c.id, (c) => c.label, "normal"));
+  box.appendChild(optionSelect("create-cpu-speed", gettext("Computer speed"), cat.cpu_speeds, (c) => c.id, (c) => c.label, "normal"));
+  const rankedId = "create-ranked";
+  box.appendChild(h("div", { class: "field check" },
+    h("input", { type: "checkbox", id: rankedId, disabled: S.me.is_guest }),
+    h("label", { for: rankedId, text: S.me.is_guest ? gettext("Ranked (needs an account, friends only, no computer)")
+                                                     : gettext("Ranked (registered friends only, no computer)") })));
+
+  const details = h("details", { class: "settings" }, h("summary", { text: gettext("All rules settings") }));
+  for (const st of game.settings) details.appendChild(settingField(st, preset));
+  box.appendChild(details);
+}
+
+function settingValue(st, preset) {
+  if (preset && st.presets && Object.prototype.hasOwnProperty.call(st.presets, preset.id)) return st.presets[preset.id];
+  return st.default;
+}
+
+function settingField(st, preset) {
+  const id = "rule-" + st.name;
+  const value = settingValue(st, preset);
+  let input;
+  if (st.type === "boolean") {
+    input = h("input", { type: "checkbox", id, checked: !!value, "data-setting": st.name, "data-type": st.type });
+    return h("div", { class: "field check" }, input, h("label", { for: id, text: st.label }),
+      h("p", { class: "hint", text: st.description }));
+  }
+  if (st.type === "choice") {
+    input = h("select", { id, "data-setting": st.name, "data-type": st.type },
+      st.choices.map((c) => h("option", { value: JSON.stringify(c.value), text: c.label,
+                                          selected: JSON.stringify(c.value) === JSON.stringify(value) })));
+  } else if (st.type === "integer") {
+    input = h("input", { type: "number", id, value, min: st.min, max: st.max, step: 1, required: true,
+                         "data-setting": st.name, "data-type": st.type });
+  } else {
+    input = h("input", { id, value: (value || []).join(", "), "data-setting": st.name, "data-type": st.type,
+                         inputmode: "numeric", pattern: "[0-9 ,]+" });
+  }
+  return h("div", { class: "field" }, h("label", { for: id, text: st.label }), input,
+    h("p", { class: "hint", text: st.description }));
+}
+
+function readSetting(input) {
+  const type = input.dataset.type;
+  if (type === "boolean") return input.checked;
+  if (type === "choice") return JSON.parse(input.value);
+  if (type === "integer") return Number(input.value);
+  return input.value.split(/[\s,]+/).filter(Boolean).map(Number);
+}
+
+async function createRoom(e) {
+  e.preventDefault();
+  const game = S.catalogue.games.find((g) => g.id === formGame);
+  const preset = game.presets.find((p) => p.id === formPreset);
+  const rules = {};
+  if (preset) rules.preset = preset.id;
+  for (const input of document.querySelectorAll("#create-fields [data-setting]")) {
+    const st = game.settings.find((s) => s.name === input.dataset.setting);
+    const value = readSetting(input);
+    if (JSON.stringify(value) !== JSON.stringify(settingValue(st, preset))) rules[st.name] = value;
+  }
+  const seats = $("#create-seats").value;
+  const body = {
+    game: game.id,
+    seats: seats === "auto" ? "auto" : Number(seats),
+    rules,
+    turn_seconds: JSON.parse($("#create-turn").value),
+    cpu_level: JSON.parse($("#create-cpu-level").value),
+    cpu_speed: JSON.parse($("#create-cpu-speed").value),
+    ranked: $("#create-ranked").checked,
+  };
+  const room = await attempt(() => api("POST", "/api/rooms", body));
+  if (room) openRoom(room);
+}
+
+// ------------------------------------------------------------------------------------------- rooms
+async function enterRoom(code) {
+  code = code.trim().toUpperCase();
+  const room = await attempt(() => api("POST", `/api/rooms/${encodeURIComponent(code)}/join`));
+  if (room) openRoom(room); else if (!$("#screen-room").hidden) show("home");
+  else if (!S.me) show("welcome"); else show("home");
+}
+
+function openRoom(room) {
+  S.room = room;
+  S.code = room.code;
+  S.view = null;
+  S.selected = null;
+  S.seenChat = new Set();
+  $("#chat-log").replaceChildren();
+  if (location.pathname !== "/room/" + room.code) history.pushState({}, "", "/room/" + room.code);
+  show("room");
+  renderRoom();
+  connect();
+  loadChat();
+}
+
+function leaveRoomView() {
+  if (S.code) { closeSocket(); S.code = null; S.room = null; S.view = null; }
+}
+
+function closeSocket() {
+  clearInterval(S.pingTimer);
+  if (S.ws) { S.ws.onclose = null; S.ws.close(); S.ws = null; }
+}
+
+function connect() {
+  closeSocket();
+  const code = S.code;
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${scheme}://${location.host}/ws/rooms/${code}/?token=${encodeURIComponent(S.token)}`);
+  S.ws = ws;
+  setConn(gettext("Connecting…"));
+  ws.onopen = () => {
+    S.wsRetry = 0;
+    setConn("");
+    S.pingTimer = setInterval(() => send({ type: "ping" }), 20000);
+  };
+  ws.onmessage = (ev) => { let msg; try { msg = JSON.parse(ev.data); } catch { return; } onMessage(msg); };
+  ws.onclose = (ev) => {
+    clearInterval(S.pingTimer);
+    if (S.ws !== ws || S.code !== code) return;
+    S.ws = null;
+    if (ev.code === 4401) { toast(gettext("Please sign in again.")); signedOut(); return; }
+    if (ev.code === 4403 || ev.code === 4404) {
+      toast(gettext("You no longer have a seat in this room.")); S.code = null; show("home"); return;
+    }
+    if (ev.code === 4409 || ev.code === 4410) { toast(gettext("Your account cannot play now.")); signedOut(); return; }
+    const wait = Math.min(10000, 500 * 2 ** S.wsRetry++);
+    setConn(gettext("Connection lost; reconnecting…"));
+    setTimeout(() => { if (S.code === code && !S.ws) connect(); }, wait);
+  };
+}
+
+function setConn(text) { $("#conn-state").textContent = text; }
+
+function send(msg) {
+  if (S.ws && S.ws.readyState === WebSocket.OPEN) { S.ws.send(JSON.stringify(msg)); return true; }
+  return false;
+}
+
+function onMessage(msg) {
+  if (msg.type === "room") {
+    if (!S.room || msg.room.version >= S.room.version || msg.room.code !== S.room.code) S.room = msg.room;
+    renderRoom();
+  } else if (msg.type === "game") {
+    takeView(msg.view, msg.events || []);
+  } else if (msg.type === "chat") {
+    addChat(msg.message, true);
+  } else if (msg.type === "presence") {
+    if (S.view) {
+      const p = S.view.players.find((x) => x.seat === msg.seat);
+      if (p) { p.connected = msg.connected; p.away = msg.away; p.cpu_playing = msg.cpu_playing; renderRoom(); }
+    }
+  } else if (msg.type === "achievement") {
+    const name = seatName(msg.seat);
+    toast(fmt(gettext("%(name)s earned the achievement “%(achievement)s”."), { name, achievement: msg.achievement.name }));
+  } else if (msg.type === "queue" && msg.status === "matched") {
+    enterRoom(msg.room);
+  } else if (msg.type === "error") {
+    S.sent = null;
+    if (msg.view) takeView(msg.view, []); else renderRoom();
+    if (msg.code !== "stale_seq") toast(errorText({ body: msg }));
+  }
+}
+
+function takeView(view, events) {
+  const old = S.view;
+  if (old && old.id === view.id && view.seq < old.seq) return;
+  const wasMine = old && old.id === view.id && old.legal_actions.length > 0;
+  S.view = view;
+  if (!old || old.id !== view.id || old.seq !== view.seq) S.selected = null;
+  for (const ev of events) {
+    if (ev.type === "roll" || ev.type === "first_dealer_roll") sounds.dice();
+    else if (ev.type === "draw" || ev.type === "discard") sounds.card();
+  }
+  if (view.status !== "playing" && old && old.status === "playing") sounds.end();
+  if (view.legal_actions.length && !wasMine) { sounds.turn(); announce(gettext("Your turn.")); }
+  renderRoom();
+}
+
+function seatName(seat) {
+  const p = S.view && S.view.players.find((x) => x.seat === seat);
+  if (p) return p.display_name;
+  const s = S.room && S.room.seats.find((x) => x.index === seat);
+  return s && s.user ? s.user.display_name : fmt(gettext("Seat %(n)s"), { n: seat + 1 });
+}
+
+async function roomCall(method, path, body) {
+  const room = await attempt(() => api(method, `/api/rooms/${S.code}${path}`, body));
+  if (room && room.code) { S.room = room; renderRoom(); }
+  return room;
+}
+
+function isHost() { return S.room && S.room.host && S.me && S.room.host.id === S.me.id; }
+
+function renderRoom() {
+  if (!S.room || $("#screen-room").hidden) return;
+  const room = S.room;
+  $("#room-title").textContent = fmt(gettext("%(game)s · room %(code)s"), { game: GAME_NAMES[room.game] || room.game, code: room.code });
+  const body = $("#room-body");
+  const focused = document.activeElement && document.activeElement.id;
+  body.replaceChildren();
+  const hasView = S.view && S.view.id === room.game_id;
+  if (hasView) body.appendChild(renderTable(S.view));
+  if (!hasView || room.status !== "playing") body.appendChild(renderLobby(room, hasView));
+  if (focused) { const el = document.getElementById(focused); if (el) el.focus({ preventScroll: true }); }
+  tick();
+}
+
+function renderLobby(room, afterGame) {
+  const box = h("section", { class: "lobby", "aria-label": gettext("Lobby") });
+  if (!afterGame) box.appendChild(renderShare(room));
+  const list = h("ol", { class: "seats" });
+  for (const seat of room.seats) {
+    const who = seat.user ? seat.user.display_name : seat.cpu ? fmt(gettext("Computer (%(level)s)"), { level: levelText(seat.cpu_level) }) : gettext("Empty seat");
+    const tags = [];
+    if (seat.user && room.host && seat.user.id === room.host.id) tags.push(gettext("host"));
+    if (seat.user && S.me && seat.user.id === S.me.id) tags.push(gettext("you"));
+    if (seat.user && !seat.connected) tags.push(gettext("offline"));
+    const li = h("li", { class: "seat" + (seat.user || seat.cpu ? "" : " empty") },
+      h("span", { class: "seat-no", text: fmt(gettext("Seat %(n)s"), { n: seat.index + 1 }) }),
+      h("span", { class: "seat-who", text: who }),
+      tags.length ? h("span", { class: "tags", text: tags.join(" · ") }) : null);
+    if (isHost() && room.status !== "playing") {
+      if (!seat.user && !seat.cpu && !room.ranked) {
+        li.appendChild(h("button", { type: "button", "data-testid": "add-cpu",
+          onclick: () => roomCall("POST", "/cpu", { seat: seat.index, level: room.cpu_level }),
+          "aria-label": fmt(gettext("Add a computer in seat %(n)s"), { n: seat.index + 1 }) }, gettext("Add computer")));
+      } else if (seat.cpu || (seat.user && seat.user.id !== S.me.id)) {
+        li.appendChild(h("button", { type: "button", onclick: () => roomCall("DELETE", `/seats/${seat.index}`),
+          "aria-label": fmt(gettext("Clear seat %(n)s"), { n: seat.index + 1 }) }, gettext("Remove")));
+      }
+    }
+    if (seat.user && S.me && seat.user.id !== S.me.id) li.append(friendButton(seat.user) || "");
+    list.appendChild(li);
+  }
+  box.append(h("h3", { text: gettext("Seats") }), list);
+  box.appendChild(renderRoomSettings(room));
+  const actions = h("div", { class: "actions" });
+  if (isHost() && room.status === "open") {
+    actions.appendChild(h("button", { type: "button", class: "primary", id: "start-game",
+      onclick: () => roomCall("POST", "/start") }, gettext("Start the game")));
+  } else if (room.status === "open") {
+    actions.appendChild(h("p", { text: gettext("Waiting for the host to start. Empty seats get the computer.") }));
+  }
+  if (isHost() && room.status === "finished") {
+    actions.appendChild(h("button", { type: "button", class: "primary", id: "rematch",
+      onclick: () => roomCall("POST", "/rematch") }, gettext("Rematch")));
+  }
+  actions.appendChild(h("button", { type: "button", id: "leave-room", onclick: async () => {
+    if (await roomCall("POST", "/leave")) { S.code = null; show("home"); }
+  } }, gettext("Leave the room")));
+  box.appendChild(actions);
+  return box;
+}
+
+function levelText(level) {
+  const found = S.catalogue && S.catalogue.cpu_levels.find((c) => c.id === level);
+  return found ? found.label : level;
+}
+
+function renderShare(room) {
+  const url = room.invite_url;
+  const text = fmt(gettext("Join my %(game)s table: %(url)s (code %(code)s)"), { game: GAME_NAMES[room.game], url, code: room.code });
+  const box = h("div", { class: "share" },
+    h("p", {}, gettext("Room code"), " ", h("strong", { class: "code", id: "room-code", text: room.code })),
+    h("label", { for: "invite-url", text: gettext("Invitation link") }),
+    h("input", { id: "invite-url", readonly: true, value: url, onfocus: (e) => e.target.select() }));
+  const buttons = h("div", { class: "actions" },
+    h("button", { type: "button", id: "copy-link", onclick: async () => {
+      try { await navigator.clipboard.writeText(url); toast(gettext("Link copied.")); }
+      catch { $("#invite-url").select(); toast(gettext("Select the link and copy it.")); }
+    } }, gettext("Copy the link")));
+  if (navigator.share) {
+    buttons.appendChild(h("button", { type: "button", onclick: () => navigator.share({ title: "Chinchi", text, url }).catch(() => {}) },
+      gettext("Share…")));
+  }
+  buttons.appendChild(h("a", { class: "button", href: "https://wa.me/?text=" + encodeURIComponent(text), target: "_blank",
+                                rel: "noopener" }, gettext("Send by WhatsApp")));
+  box.appendChild(buttons);
+  return box;
+}
+
+function renderRoomSettings(room) {
+  const box = h("details", { class: "settings" }, h("summary", { text: gettext("Room settings") }));
+  const turnLabel = room.turn_seconds ? fmt(gettext("%(s)s seconds"), { s: room.turn_seconds }) : gettext("no limit");
+  const dl = h("dl", { class: "rules" },
+    h("dt", { text: gettext("Time per turn") }), h("dd", { text: turnLabel }),
+    h("dt", { text: gettext("Computer level") }), h("dd", { text: levelText(room.cpu_level) }),
+    h("dt", { text: gettext("Ranked") }), h("dd", { text: room.ranked ? gettext("yes") : gettext("no") }));
+  for (const [k, v] of Object.entries(room.rules || {})) {
+    dl.appendChild(h("dt", { text: settingLabel(room.game, k) }));
+    dl.appendChild(h("dd", { text: Array.isArray(v) ? v.join(", ") : String(v) }));
+  }
+  box.appendChild(dl);
+  if (isHost() && room.status !== "playing" && S.catalogue) {
+    const speed = h("select", { id: "room-cpu-speed", onchange: (e) => roomCall("PATCH", "", { cpu_speed: e.target.value }) },
+      S.catalogue.cpu_speeds.map((c) => h("option", { value: c.id, text: c.label, selected: c.id === room.cpu_speed })));
+    box.appendChild(h("div", { class: "field" }, h("label", { for: "room-cpu-speed", text: gettext("Computer speed") }), speed));
+  }
+  return box;
+}
+
+function settingLabel(game, name) {
+  const g = S.catalogue && S.catalogue.games.find((x) => x.id === game);
+  const st = g && g.settings.find((s) => s.name === name);
+  return st ? st.label : name;
+}
+
+function friendButton(user) {
+  if (!user || user.is_guest || !S.me) return null;
+  return h("button", { type: "button", class: "small", onclick: () => addFriend(user.id),
+    "aria-label": fmt(gettext("Add %(name)s as a friend"), { name: user.display_name }) }, gettext("Add friend"));
+}
+
+// ------------------------------------------------------------------------------------------- the table
+function renderTable(view) {
+  const box = h("section", { class: "table " + view.game, "data-game": view.id, "aria-label": gettext("Game table") });
+  box.appendChild(renderTurnLine(view));
+  box.appendChild(renderPlayers(view));
+  box.appendChild(view.game === "chinchon" ? renderChinchon(view) : renderChinchirorin(view));
+  box.appendChild(renderActions(view));
+  if (view.status !== "playing") box.appendChild(renderResult(view));
+  return box;
+}
+
+function renderTurnLine(view) {
+  let text;
+  if (view.status !== "playing") text = gettext("The game is over.");
+  else if (view.legal_actions.length) text = gettext("Your turn.");
+  else if (view.turn !== null && view.turn !== undefined) text = fmt(gettext("%(name)s's turn."), { name: seatName(view.turn) });
+  else if (view.awaiting.length) text = fmt(gettext("Waiting for %(names)s."), { names: view.awaiting.map(seatName).join(", ") });
+  else text = "";
+  return h("div", { class: "turnline" + (view.legal_actions.length ? " mine" : "") },
+    h("span", { id: "turn-text", text }),
+    h("span", { class: "clock", id: "clock", "data-deadline": view.deadline || "", "aria-label": gettext("Time left") }));
+}
+
+function tick() {
+  const el = document.getElementById("clock");
+  if (!el) return;
+  const deadline = el.dataset.deadline;
+  if (!deadline) { el.textContent = ""; return; }
+  const left = Math.max(0, Math.ceil((Date.parse(deadline) - Date.now()) / 1000));
+  el.textContent = fmt(gettext("%(s)s s"), { s: left });
+  el.classList.toggle("urgent", left <= 10);
+}
+setInterval(tick, 500);
+
+function renderPlayers(view) {
+  const list = h("ul", { class: "players", "aria-label": gettext("Players") });
+  const table = view.table || {};
+  for (const p of view.players) {
+    const tags = [];
+    if (p.seat === view.you) tags.push(gettext("you"));
+    if (view.game === "chinchirorin" && table.dealer === p.seat) tags.push(gettext("dealer"));
+    if (view.game === "chinchon" && table.mano === p.seat) tags.push(gettext("mano"));
+    if (p.cpu) tags.push(gettext("computer"));
+    else if (p.away) tags.push(gettext("away (computer plays)"));
+    else if (!p.connected) tags.push(gettext("offline"));
+    if (p.out) tags.push(gettext("out"));
+    if (p.resigned) tags.push(gettext("resigned"));
+    if (p.reentries) tags.push(fmt(gettext("re-entered %(n)s×"), { n: p.reentries }));
+    const amount = view.game === "chinchirorin"
+      ? fmt(gettext("%(n)s points"), { n: p.points })
+      : fmt(gettext("score %(n)s"), { n: p.score });
+    const active = view.awaiting.includes(p.seat) && view.status === "playing";
+    const extra = [];
+    if (view.game === "chinchirorin" && table.bets && table.bets[p.seat] !== undefined) {
+      extra.push(fmt(gettext("bet %(n)s"), { n: table.bets[p.seat] }));
+    }
+    if (view.game === "chinchon" && table.hand_sizes && table.hand_sizes[p.seat] !== undefined) {
+      const n = table.hand_sizes[p.seat];
+      extra.push(fmt(ngettext("%(n)s card", "%(n)s cards", n), { n }));
+    }
+    list.appendChild(h("li", { class: "player" + (active ? " active" : "") + (p.seat === view.you ? " me" : ""),
+                               "data-seat": p.seat, "aria-current": active ? "true" : null },
+      h("span", { class: "pname", text: p.display_name }),
+      h("span", { class: "pamount", text: amount }),
+      extra.length ? h("span", { class: "pextra", text: extra.join(" · ") }) : null,
+      tags.length ? h("span", { class: "tags", text: tags.join(" · ") }) : null,
+      active ? h("span", { class: "sr-only", text: gettext("(playing now)") }) : null));
+  }
+  return list;
+}
+
+// An action sent and not yet answered: its buttons wait for the next view (no double sends).
+const busy = () => S.sent === S.view.seq;
+
+function act(action) {
+  if (busy()) return;
+  S.sent = S.view.seq;
+  const body = { ...action, seq: S.view.seq };
+  const actionId = `${S.view.id}-${S.view.seq}-${Math.random().toString(36).slice(2, 10)}`;
+  if (!send({ type: "action", action: body, action_id: actionId })) {  // no socket now: the same over REST
+    api("POST", `/api/games/${S.view.id}/actions`, { ...body, action_id: actionId })
+      .then((view) => takeView(view, []))
+      .catch((err) => {
+        S.sent = null;
+        if (err.body && err.body.view) takeView(err.body.view, []);
+        else { if (err.body.code !== "stale_seq") toast(errorText(err)); renderRoom(); }
+      });
+  }
+  renderRoom();
+}
+
+function actionButton(label, action, extra = {}) {
+  return h("button", { type: "button", class: "act " + (extra.class || ""), "data-action": action.type,
+                       "data-value": action.amount ?? action.source ?? action.card ?? (action.down ?? action.accept ?? ""),
+                       "aria-label": extra.aria || null, disabled: busy(), onclick: () => act(action) }, label);
+}
+
+function renderActions(view) {
+  const bar = h("div", { class: "actions game-actions", role: "group", "aria-label": gettext("Your moves") });
+  const all = [...view.legal_actions, ...view.other_actions];
+  for (const a of all) {
+    if (a.type === "resign") continue;
+    if (view.game === "chinchon" && ["discard", "close", "draw"].includes(a.type)) continue;  // on the cards
+    bar.appendChild(actionButton(actionLabel(a, view), a, { class: view.legal_actions.includes(a) ? "primary" : "" }));
+  }
+  if (view.game === "chinchon" && view.legal_actions.some((a) => a.type === "discard" || a.type === "close")) {
+    const card = S.selected;
+    const discard = view.legal_actions.find((a) => a.type === "discard" && a.card === card);
+    const close = view.legal_actions.find((a) => a.type === "close" && a.card === card);
+    bar.appendChild(h("button", { type: "button", class: "act primary", id: "discard-button", "data-action": "discard",
+      disabled: !discard || busy(), onclick: () => discard && act(discard) },
+      card ? fmt(gettext("Discard %(card)s"), { card: cardName(card) }) : gettext("Choose a card to discard")));
+    if (view.legal_actions.some((a) => a.type === "close")) {
+      bar.appendChild(h("button", { type: "button", class: "act", id: "close-button", "data-action": "close", disabled: !close || busy(),
+        onclick: () => close && act(close) },
+        card && close ? fmt(gettext("Close, %(card)s face down"), { card: cardName(card) }) : gettext("Close (choose the face-down card)")));
+    }
+  }
+  const resign = all.find((a) => a.type === "resign");
+  if (resign) {
+    bar.appendChild(h("button", { type: "button", class: "act danger", id: "resign", onclick: () => {
+      if (confirm(gettext("Resign this game? The computer will not play for you; you stand last."))) act(resign);
+    } }, gettext("Resign")));
+  }
+  if (view.status === "playing") {
+    const me = view.players.find((p) => p.seat === view.you);
+    if (me && !me.resigned) {
+      bar.appendChild(h("button", { type: "button", class: "act", id: "autoplay", "aria-pressed": me.away ? "true" : "false",
+        onclick: () => attempt(async () => takeView(await api("POST", `/api/games/${view.id}/autoplay`, { on: !me.away }), [])) },
+        me.away ? gettext("Take my seat back") : gettext("Let the computer play for me")));
+    }
+  }
+  return bar;
+}
+
+function actionLabel(a, view) {
+  switch (a.type) {
+    case "bet": {
+      const mine = view.table && view.table.bets && view.table.bets[view.you];
+      return mine !== undefined ? fmt(gettext("Change bet to %(n)s"), { n: a.amount }) : fmt(gettext("Bet %(n)s"), { n: a.amount });
+    }
+    case "roll": return gettext("Roll the dice");
+    case "step_down": return a.down ? gettext("Step down as dealer") : gettext("Keep dealing");
+    case "reenter": return a.accept ? gettext("Re-enter the game") : gettext("Stay out");
+    default: return a.type;
+  }
+}
+
+function renderResult(view) {
+  const box = h("section", { class: "result", "aria-labelledby": "result-title" },
+    h("h3", { id: "result-title", text: gettext("Final standing") }));
+  const result = view.result || { standing: [] };
+  const reasons = {
+    rounds_complete: gettext("All rounds were played."), zero_points: gettext("A player ran out of points."),
+    last_seat: gettext("Only one player is left in."), chinchon: gettext("Chinchón! A seven-card run wins the game."),
+    all_out: gettext("Every player went out in the same hand."), resignations: gettext("The others resigned."),
+    aborted: gettext("The game was abandoned."),
+  };
+  box.appendChild(h("p", { id: "result-reason", text: reasons[result.reason] || result.reason || "" }));
+  const ol = h("ol", { class: "standing plain-list" });
+  for (const r of result.standing) {
+    const amount = r.points !== undefined ? fmt(gettext("%(n)s points"), { n: r.points }) : fmt(gettext("score %(n)s"), { n: r.score });
+    ol.appendChild(h("li", { class: r.seat === view.you ? "me" : "" },
+      fmt(gettext("%(place)s. %(name)s — %(amount)s"), { place: r.place, name: seatName(r.seat), amount })));
+  }
+  box.appendChild(ol);
+  return box;
+}
+
+// Chinchirorin -----------------------------------------------------------------------------------------
+function handName(hand) {
+  if (!hand) return "";
+  const v = hand.value;
+  switch (hand.hand) {
+    case "pinzoro": return gettext("Pinzoro (1-1-1)");
+    case "arashi": return fmt(gettext("Arashi of %(n)s"), { n: v });
+    case "shigoro": return gettext("Shigoro (4-5-6)");
+    case "point": return fmt(gettext("Point %(n)s"), { n: v });
+    case "hifumi": return gettext("Hifumi (1-2-3)");
+    case "no_point": return gettext("No point");
+    case "out_of_bowl": return gettext("Out of the bowl");
+    default: return hand.hand;
+  }
+}
+
+function diceRow(dice, label) {
+  if (!dice) return h("div", { class: "dice", role: "img", "aria-label": gettext("Out of the bowl") }, h("span", { class: "oob", text: gettext("Out of the bowl!") }));
+  return h("div", { class: "dice", role: "img", "aria-label": label || fmt(gettext("Dice %(d)s"), { d: dice.join(", ") }) },
+    dice.map((d) => dieSvg(d)));
+}
+
+function renderChinchirorin(view) {
+  const t = view.table || {};
+  const box = h("div", { class: "board" });
+  const info = [];
+  if (t.hand_number) info.push(fmt(gettext("Hand %(n)s"), { n: t.hand_number }));
+  if (t.dealer !== null && t.dealer !== undefined) info.push(fmt(gettext("Dealer: %(name)s"), { name: seatName(t.dealer) }));
+  if (t.dealer_streak) info.push(fmt(gettext("dealt %(n)s in a row"), { n: t.dealer_streak }));
+  info.push(phaseText(view.phase));
+  box.appendChild(h("p", { class: "board-info", text: info.join(" · ") }));
+
+  if (view.phase === "first_dealer" && t.first_dealer_rolls) {
+    const ul = h("ul", { class: "rolls" });
+    for (const [seat, dice] of Object.entries(t.first_dealer_rolls)) {
+      ul.appendChild(h("li", {}, h("span", { text: seatName(Number(seat)) }),
+        h("div", { class: "dice small" }, dice.map((d) => dieSvg(d)))));
+    }
+    box.appendChild(h("p", { text: gettext("Each player rolls one die; the highest deals.") }), ul);
+  }
+  const order = t.roll_order && t.roll_order.length ? t.roll_order : Object.keys(t.rolls || {}).map(Number);
+  if (t.rolls && Object.keys(t.rolls).length) {
+    const ul = h("ul", { class: "rolls", "aria-label": gettext("Throws this hand") });
+    for (const seat of order) {
+      const throws = t.rolls[seat];
+      if (!throws || !throws.length) continue;
+      const last = throws[throws.length - 1];
+      const hand = t.hands && t.hands[seat];
+      ul.appendChild(h("li", { class: "roll" },
+        h("span", { class: "rname", text: seatName(Number(seat)) }),
+        diceRow(last),
+        h("span", { class: "rhand", text: hand ? handName(hand) : fmt(gettext("throw %(n)s of 3"), { n: throws.length }) })));
+    }
+    box.appendChild(ul);
+  }
+  if (t.last_hand) box.appendChild(renderLastHand(t.last_hand));
+  return box;
+}
+
+function renderLastHand(lh) {
+  const box = h("details", { class: "last-hand", open: true }, h("summary", { text: fmt(gettext("Last hand (%(n)s)"), { n: lh.hand_number }) }));
+  const ul = h("ul", {});
+  for (const [seat, hand] of Object.entries(lh.hands || {})) {
+    const throws = (lh.rolls || {})[seat] || [];
+    const last = throws.length ? throws[throws.length - 1] : undefined;
+    ul.appendChild(h("li", {}, h("span", { text: seatName(Number(seat)) + (Number(seat) === lh.dealer ? " (" + gettext("dealer") + ")" : "") + ": " }),
+      last !== undefined ? diceRow(last) : null, h("span", { text: " " + handName(hand) })));
+  }
+  box.appendChild(ul);
+  const pays = h("ul", { class: "payments" });
+  for (const p of lh.payments || []) {
+    pays.appendChild(h("li", { text: fmt(gettext("%(from)s pays %(to)s %(n)s points"), { from: seatName(p.from), to: seatName(p.to), n: p.amount }) }));
+  }
+  if (!(lh.payments || []).length) pays.appendChild(h("li", { text: gettext("No points moved.") }));
+  box.appendChild(pays);
+  return box;
+}
+
+function phaseText(phase) {
+  return { first_dealer: gettext("choosing the first dealer"), step_down: gettext("the dealer may step down"),
+           betting: gettext("betting"), rolling: gettext("rolling"), draw: gettext("draw"), discard: gettext("discard"),
+           reentry: gettext("re-entry offers"), finished: gettext("finished") }[phase] || phase || "";
+}
+
+// Chinchón ---------------------------------------------------------------------------------------------
+const SUIT_NAMES = () => ({
+  spanish: { O: gettext("Oros"), C: gettext("Copas"), E: gettext("Espadas"), B: gettext("Bastos") },
+  french: { O: gettext("Diamonds"), C: gettext("Hearts"), E: gettext("Spades"), B: gettext("Clubs") },
+});
+
+function cardName(code) {
+  if (code === "JK") return gettext("Joker");
+  const { rank, suit } = parseCard(code);
+  const names = SUIT_NAMES()[S.french ? "french" : "spanish"];
+  let r = rankLabel(rank, S.french);
+  if (!S.french) r = { 10: gettext("Sota"), 11: gettext("Caballo"), 12: gettext("Rey") }[rank] || r;
+  else r = { 1: gettext("Ace"), 10: gettext("Jack"), 11: gettext("Queen"), 12: gettext("King") }[rank] || r;
+  return fmt(gettext("%(rank)s of %(suit)s"), { rank: r, suit: names[suit] });
+}
+
+function cardEl(code, attrs = {}) {
+  return h("span", { class: "card", role: "img", "aria-label": cardName(code), ...attrs }, cardSvg(code, S.french));
+}
+
+function sortedHand(hand) {
+  if (!S.sortByRank) return hand;  // the server's order: by suit, then rank, jokers last
+  const key = (c) => { const { rank, suit } = parseCard(c); return rank === null ? 99 * 10 : rank * 10 + SUITS.indexOf(suit); };
+  return [...hand].sort((a, b) => key(a) - key(b));
+}
+
+function renderChinchon(view) {
+  const t = view.table || {};
+  const box = h("div", { class: "board" });
+  const info = [];
+  if (t.hand_number) info.push(fmt(gettext("Hand %(n)s"), { n: t.hand_number }));
+  info.push(phaseText(view.phase));
+  box.appendChild(h("p", { class: "board-info", text: info.join(" · ") }));
+
+  const drawStock = view.legal_actions.find((a) => a.type === "draw" && a.source === "stock");
+  const drawDiscard = view.legal_actions.find((a) => a.type === "draw" && a.source === "discard");
+  const pile = t.discard_pile || [];
+  const top = pile.length ? pile[pile.length - 1] : null;
+  const stock = h("button", { type: "button", class: "pile act", id: "draw-stock", "data-action": "draw", "data-value": "stock",
+    disabled: !drawStock || busy(), onclick: () => drawStock && act(drawStock),
+    "aria-label": fmt(gettext("Draw from the stock (%(n)s cards)"), { n: t.stock_size ?? 0 }) },
+    cardBackSvg(), h("span", { class: "pile-count", text: String(t.stock_size ?? 0) }));
+  const discard = h("button", { type: "button", class: "pile act", id: "draw-discard", "data-action": "draw", "data-value": "discard",
+    "data-top": top || "",
+    disabled: !drawDiscard || busy(), onclick: () => drawDiscard && act(drawDiscard),
+    "aria-label": top ? fmt(gettext("Take %(card)s from the discard pile"), { card: cardName(top) }) : gettext("The discard pile is empty") },
+    top ? cardSvg(top, S.french) : h("span", { class: "empty-pile", text: "–" }));
+  box.appendChild(h("div", { class: "piles" },
+    h("div", { class: "pile-box" }, stock, h("span", { class: "pile-label", text: gettext("Stock") })),
+    h("div", { class: "pile-box" }, discard, h("span", { class: "pile-label", text: gettext("Discard pile") }))));
+
+  if (t.hand && t.hand.length) {
+    const choosing = view.legal_actions.some((a) => a.type === "discard" || a.type === "close");
+    const handBox = h("div", { class: "hand", role: "group", "aria-label": gettext("Your hand") });
+    for (const [i, code] of sortedHand(t.hand).entries()) {
+      const taken = code === t.taken_from_discard;
+      const legal = view.legal_actions.some((a) => (a.type === "discard" || a.type === "close") && a.card === code);
+      const label = cardName(code) + (taken ? " " + gettext("(just taken)") : "");
+      if (choosing) {
+        handBox.appendChild(h("button", { type: "button", id: "card-" + i, class: "card pick" + (S.selected === code ? " selected" : "") + (taken ? " taken" : ""),
+          "data-card": code, "aria-pressed": S.selected === code ? "true" : "false", "aria-label": label, disabled: !legal,
+          onclick: () => { S.selected = S.selected === code ? null : code; renderRoom(); } },
+          cardSvg(code, S.french)));
+      } else {
+        handBox.appendChild(cardEl(code, { "aria-label": label, "data-card": code, class: "card" + (taken ? " taken" : "") }));
+      }
+    }
+    box.appendChild(h("div", { class: "hand-head" },
+      h("h3", { text: gettext("Your hand") }),
+      h("button", { type: "button", id: "sort-hand", "aria-pressed": S.sortByRank ? "true" : "false",
+        onclick: () => { S.sortByRank = !S.sortByRank; store.set("sortByRank", S.sortByRank); renderRoom(); } },
+        S.sortByRank ? gettext("Sort: by rank (sets)") : gettext("Sort: by suit (runs)"))));
+    box.appendChild(handBox);
+  }
+  if (t.pickups && t.pickups.length) {
+    box.appendChild(h("p", { class: "pickups", text: gettext("Taken from the discard pile this hand: ") +
+      t.pickups.map((p) => `${seatName(p.seat)} ${cardName(p.card)}`).join("; ") }));
+  }
+  if (t.reveal) box.appendChild(renderReveal(t.reveal));
+  return box;
+}
+
+function renderReveal(reveal) {
+  const box = h("details", { class: "reveal", open: true },
+    h("summary", { text: fmt(gettext("Hand %(n)s closed by %(name)s"), { n: reveal.hand_number, name: seatName(reveal.closer) }) }));
+  const kinds = { normal: gettext("closed"), minus_ten: gettext("menos diez"), chinchon: gettext("chinchón!"), seven_run_wild: gettext("seven-card run with a wild") };
+  for (const [seat, r] of Object.entries(reveal.seats || {})) {
+    const row = h("div", { class: "reveal-seat" },
+      h("h4", { text: `${seatName(Number(seat))}: ${fmt(gettext("%(n)s points"), { n: r.points })}` + (kinds[r.kind] ? ` (${kinds[r.kind]})` : "") }));
+    const melds = h("div", { class: "melds" });
+    (r.melds || []).forEach((m, i) => melds.appendChild(h("div", { class: "meld", role: "group",
+      "aria-label": fmt(gettext("Meld %(n)s"), { n: i + 1 }) }, m.map((c) => cardEl(c, { class: "card mini" })))));
+    if ((r.loose || []).length) {
+      melds.appendChild(h("div", { class: "meld loose", role: "group", "aria-label": gettext("Loose cards") },
+        h("span", { class: "meld-label", text: gettext("loose") }), r.loose.map((c) => cardEl(c, { class: "card mini" }))));
+    }
+    row.appendChild(melds);
+    if ((r.laid_off || []).length) {
+      row.appendChild(h("p", { class: "laid-off", text: gettext("Laid off: ") + r.laid_off.map((l) =>
+        fmt(gettext("%(card)s onto %(name)s's meld %(n)s"), { card: cardName(l.card), name: seatName(l.onto.seat), n: l.onto.meld + 1 })).join("; ") }));
+    }
+    box.appendChild(row);
+  }
+  return box;
+}
+
+// ------------------------------------------------------------------------------------------- chat
+async function loadChat() {
+  const code = S.code;
+  if (!S.chat) S.chat = await attempt(() => api("GET", "/api/chat/catalogue"));
+  renderChatQuick();
+  const messages = await attempt(() => api("GET", `/api/rooms/${code}/messages`));
+  if (messages && S.code === code) for (const m of messages) addChat(m, false);
+}
+
+function renderChatQuick() {
+  if (!S.chat) return;
+  $("#chat-emoji").replaceChildren(...S.chat.emoji.map((e) => h("button", { type: "button", class: "emoji",
+    onclick: () => chatSend({ emoji: e }), "aria-label": fmt(gettext("Send %(emoji)s"), { emoji: e }) }, e)));
+  $("#chat-phrases").replaceChildren(...S.chat.phrases.map((p) => h("button", { type: "button", class: "phrase",
+    "data-phrase": p.id, onclick: () => chatSend({ phrase: p.id }) }, p.text)));
+}
+
+function chatSend(body) {
+  if (!send({ type: "chat", ...body })) attempt(() => api("POST", `/api/rooms/${S.code}/messages`, body));
+}
+
+function addChat(m, live) {
+  if (S.seenChat.has(m.id)) return;
+  S.seenChat.add(m.id);
+  let text = m.text || m.emoji || "";
+  if (m.phrase) { const p = S.chat && S.chat.phrases.find((x) => x.id === m.phrase); text = p ? p.text : m.phrase; }
+  const time = new Date(m.created_at);
+  const li = h("li", { class: "chat-msg" + (m.emoji ? " emoji-msg" : "") },
+    h("time", { datetime: m.created_at, text: time.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) }),
+    h("strong", { text: m.display_name + ": " }), h("span", { class: "chat-text", text }));
+  const log = $("#chat-log");
+  log.appendChild(li);
+  while (log.children.length > 100) log.firstChild.remove();
+  log.scrollTop = log.scrollHeight;
+  if (live) sounds.chat();
+}
+
+// ------------------------------------------------------------------------------------------- people
+async function loadStats() {
+  const [stats, me, awards] = await Promise.all([
+    attempt(() => api("GET", `/api/users/${S.me.id}/stats`)),
+    attempt(() => api("GET", "/api/me")),
+    attempt(() => api("GET", `/api/users/${S.me.id}/achievements/progress`)),
+  ]);
+  const body = $("#stats-body");
+  body.replaceChildren();
+  if (stats) {
+    const span = Math.max(1, stats.next_level_xp - stats.level_xp);
+    body.appendChild(h("p", {}, fmt(gettext("Level %(level)s · %(xp)s XP"), { level: stats.level, xp: stats.xp }), " ",
+      h("progress", { max: span, value: stats.xp - stats.level_xp, "aria-label": gettext("Progress to the next level") })));
+    const table = h("table", { class: "grid" }, h("caption", { text: gettext("Games") }),
+      h("thead", {}, h("tr", {}, ["", gettext("Games"), gettext("Wins"), gettext("Draws"), gettext("Losses"), gettext("Rating"), gettext("Rated games")]
+        .map((c, i) => h("th", { scope: i ? "col" : null, text: c })))));
+    const tb = h("tbody");
+    tb.appendChild(h("tr", {}, h("th", { scope: "row", text: gettext("All") }), [stats.games, stats.wins, stats.draws, stats.losses, "", ""].map((v) => h("td", { text: String(v) }))));
+    for (const [g, c] of Object.entries(stats.per_game || {})) {
+      tb.appendChild(h("tr", {}, h("th", { scope: "row", text: GAME_NAMES[g] || g }),
+        [c.games, c.wins, c.draws, c.losses, c.rating, c.rated_games].map((v) => h("td", { text: String(v) }))));
+    }
+    table.appendChild(tb);
+    body.appendChild(table);
+    const cr = (stats.per_game || {}).chinchirorin;
+    const cn = (stats.per_game || {}).chinchon;
+    const facts = h("ul", { class: "facts" });
+    if (cr) facts.appendChild(h("li", { text: fmt(gettext("Chinchirorin: %(p)s pinzoro, %(a)s arashi, %(s)s shigoro, %(h)s hifumi"), { p: cr.pinzoro, a: cr.arashi, s: cr.shigoro, h: cr.hifumi }) }));
+    if (cn) facts.appendChild(h("li", { text: fmt(gettext("Chinchón: %(m)s menos diez, %(c)s chinchón, %(d)s cards discarded"), { m: cn.minus_ten, c: cn.chinchon, d: cn.cards_discarded }) }));
+    body.appendChild(facts);
+  }
+  if (me && me.ratings) {
+    body.appendChild(h("p", { text: Object.entries(me.ratings).map(([g, r]) => fmt(gettext("%(game)s rating %(rating)s (%(n)s rated games)"),
+      { game: GAME_NAMES[g] || g, rating: r.rating, n: r.games })).join(" · ") }));
+  }
+  const ach = $("#achievements-body");
+  ach.replaceChildren();
+  if (!awards || !awards.length) { ach.appendChild(h("p", { text: gettext("No achievements yet: play a game!") })); return; }
+  ach.appendChild(h("ul", { class: "achievements" }, awards.map((a) => h("li", { class: a.earned ? "got" : "locked" },
+    h("strong", { text: a.name }), " — ", a.description, " ",
+    h("progress", { max: a.target, value: Math.min(a.progress, a.target),
+                    "aria-label": fmt(gettext("%(name)s: %(n)s of %(target)s"), { name: a.name, n: a.progress, target: a.target }) }),
+    h("span", { class: "tags", text: a.earned
+      ? fmt(gettext("earned %(date)s · %(xp)s XP"), { date: new Date(a.awarded_at).toLocaleDateString(), xp: a.xp })
+      : fmt(gettext("%(n)s of %(target)s · %(xp)s XP"), { n: a.progress, target: a.target, xp: a.xp }) })))));
+}
+
+async function loadLeaderboard() {
+  const game = $("#lb-game").value;
+  const scope = $("#lb-scope").value;
+  const page = await attempt(() => api("GET", `/api/leaderboard?game=${game}&scope=${scope}`));
+  const body = $("#lb-body");
+  body.replaceChildren();
+  if (!page) return;
+  const rows = page.results || page;
+  if (!rows.length) { body.appendChild(h("p", { text: gettext("Nobody is rated yet.") })); return; }
+  body.appendChild(h("table", { class: "grid" },
+    h("thead", {}, h("tr", {}, [gettext("Rank"), gettext("Player"), gettext("Rating"), gettext("Games"), ""].map((c) => h("th", { scope: "col", text: c })))),
+    h("tbody", {}, rows.map((r) => h("tr", { class: r.player.id === S.me.id ? "me" : "" },
+      h("td", { text: String(r.rank) }), h("td", { text: r.player.display_name }), h("td", { text: String(r.rating) }),
+      h("td", { text: String(r.games) }),
+      h("td", {}, r.player.id !== S.me.id ? friendButton({ ...r.player, is_guest: false }) : null))))));
+}
+
+async function addFriend(userId) {
+  const answer = await attempt(() => api("POST", "/api/friends", { user_id: userId }));
+  if (answer) toast(answer.status === "friends" ? fmt(gettext("You and %(name)s are friends."), { name: answer.player.display_name })
+                                                : fmt(gettext("Friend request sent to %(name)s."), { name: answer.player.display_name }));
+  if (!$("#screen-friends").hidden) loadFriends();
+}
+
+async function loadFriends() {
+  $("#my-id").textContent = S.me.id;
+  const data = await attempt(() => api("GET", "/api/friends"));
+  const body = $("#friends-body");
+  body.replaceChildren();
+  if (!data) return;
+  const section = (title, items, buttons) => h("section", {}, h("h3", { text: title }),
+    items.length ? h("ul", { class: "people" }, items.map((f) => h("li", {}, h("span", { text: `${f.player.display_name} (#${f.player.id})` }), buttons(f))))
+                 : h("p", { text: gettext("None.") }));
+  const remove = (f, label) => h("button", { type: "button", class: "small", onclick: () => attempt(async () => {
+    await api("DELETE", "/api/friends", { user_id: f.player.id }); loadFriends(); }) }, label);
+  body.appendChild(section(gettext("Requests for you"), data.incoming, (f) => [
+    h("button", { type: "button", class: "small primary", onclick: () => addFriend(f.player.id) }, gettext("Accept")),
+    remove(f, gettext("Decline"))]));
+  body.appendChild(section(gettext("Your friends"), data.friends, (f) => [remove(f, gettext("Remove"))]));
+  body.appendChild(section(gettext("Requests you sent"), data.outgoing, (f) => [remove(f, gettext("Cancel"))]));
+}
+
+async function loadQueue() {
+  clearInterval(S.queueTimer);
+  const render = (q) => {
+    if (!q) return;
+    const text = {
+      none: gettext("You are not in the queue."),
+      waiting: fmt(gettext("Waiting for friends for %(game)s (%(n)s players)…"), { game: GAME_NAMES[q.game] || q.game, n: q.seats }),
+      matched: gettext("Matched! Opening the room…"),
+      expired: gettext("Your place in the queue expired."),
+    }[q.status];
+    $("#queue-status").textContent = text;
+    $("#queue-leave").hidden = q.status !== "waiting";
+    if (q.status === "matched" && q.room) { clearInterval(S.queueTimer); enterRoom(q.room); }
+  };
+  render(await attempt(() => api("GET", "/api/queue")));
+  S.queueTimer = setInterval(async () => {
+    if ($("#screen-queue").hidden) { clearInterval(S.queueTimer); return; }
+    render(await api("GET", "/api/queue").catch(() => null));
+  }, 3000);
+}
+
+// ------------------------------------------------------------------------------------------- start
+function setPrefButtons() {
+  $("#sound-toggle").setAttribute("aria-pressed", S.sound ? "true" : "false");
+  $("#suits-toggle").setAttribute("aria-pressed", S.french ? "true" : "false");
+}
+
+function bindGlobal() {
+  bindAccountForms();
+  for (const b of document.querySelectorAll("#menu button")) b.addEventListener("click", () => show(b.dataset.screen));
+  $("#home-link").addEventListener("click", (e) => { if (S.me) { e.preventDefault(); show("home"); } });
+  $("#create-form").addEventListener("submit", createRoom);
+  $("#join-form").addEventListener("submit", (e) => { e.preventDefault(); enterRoom($("#join-code").value); });
+  $("#chat-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const text = $("#chat-text").value.trim();
+    if (!text) return;
+    chatSend({ text });
+    $("#chat-text").value = "";
+  });
+  $("#lb-form").addEventListener("submit", (e) => { e.preventDefault(); loadLeaderboard(); });
+  $("#friend-form").addEventListener("submit", (e) => { e.preventDefault(); addFriend(Number($("#friend-id").value)); });
+  $("#queue-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    attempt(async () => { await api("POST", "/api/queue", { game: $("#queue-game").value, seats: Number($("#queue-seats").value) }); loadQueue(); });
+  });
+  $("#queue-leave").addEventListener("click", () => attempt(async () => { await api("DELETE", "/api/queue"); loadQueue(); }));
+  $("#sound-toggle").addEventListener("click", () => { S.sound = !S.sound; store.set("sound", S.sound); setPrefButtons(); if (S.sound) beep(); });
+  $("#suits-toggle").addEventListener("click", () => { S.french = !S.french; store.set("french", S.french); setPrefButtons(); renderRoom(); });
+  $(".lang").addEventListener("submit", () => { $("#lang-next").value = location.pathname + location.hash; });
+  window.addEventListener("popstate", () => route());
+}
+
+function route() {
+  const m = location.pathname.match(/^\/(join|room)\/([A-Za-z0-9]+)\/?$/);
+  if (m) {
+    const code = m[2].toUpperCase();
+    if (!S.me) {
+      S.pendingCode = code;
+      $("#welcome-title").textContent = fmt(gettext("You are invited to room %(code)s: choose a name to join."), { code });
+      show("welcome");
+      return;
+    }
+    if (S.code !== code) enterRoom(code);
+    return;
+  }
+  if (!S.me) { show("welcome"); return; }
+  const screen = location.hash.slice(1);
+  show(SCREENS.includes(screen) && !["welcome", "room"].includes(screen) ? screen : "home");
+}
+
+async function start() {
+  bindGlobal();
+  setPrefButtons();
+  if (S.token) {
+    try { S.me = await api("GET", "/api/me"); } catch (err) { if (err.status !== 401) toast(errorText(err)); }
+  }
+  route();
+}
+
+start();
