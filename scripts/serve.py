@@ -9,6 +9,8 @@ The server is ``python -m config.web`` (uvicorn, one worker process per core; WE
 overrides), with psycopg's connection pool on PostgreSQL; the Celery worker and beat use plain persistent
 connections instead (``DATABASE_POOL=false``, ``CONN_MAX_AGE=60``). Prometheus metrics of all of them
 collect in ``var/prometheus`` (emptied at start); without METRICS_TOKEN a random one is made and printed.
+A Celery worker or beat that exits by itself is started again (at most 5 times a minute); the server or the
+private Redis exiting stops everything.
 Every process started here is stopped when this script is stopped.
 """
 
@@ -25,6 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VAR = ROOT / "var"
 BIN = Path(sys.executable).parent
+
+
+RESTARTED = ("worker", "beat")  # started again when they exit by themselves
+MAX_RESTARTS, RESTART_WINDOW = 5, 60.0  # more restarts than this in the window: stop everything
 
 
 def log(msg: str) -> None:
@@ -198,12 +204,23 @@ def main() -> int:
         log(f"ready: point your client at {base}/  (API docs: {base}/api/docs/, WebSocket: "
             f"ws://{host}:{port}/ws/rooms/<code>/, health: {base}/healthz)")
         log(f"metrics: curl -H 'Authorization: Bearer {env['METRICS_TOKEN']}' {base}/metrics")
+        restarts: list[float] = []
         while not sup.stopping:
-            for name, proc in sup.children:
-                if proc.poll() is not None and not sup.stopping:
-                    log(f"{name} exited with {proc.returncode}; stopping everything")
-                    sup.stop()
-                    return 1
+            for i, (name, proc) in enumerate(sup.children):
+                if proc.poll() is None or sup.stopping:
+                    continue
+                recent = [t for t in restarts if time.monotonic() - t < RESTART_WINDOW]
+                if name in RESTARTED and len(recent) < MAX_RESTARTS:
+                    # A Celery process that died (e.g. the worker on a Redis outage): start it again, as
+                    # compose's restart policy does.
+                    log(f"{name} exited with {proc.returncode}; starting it again")
+                    restarts = [*recent, time.monotonic()]
+                    sup.children.pop(i)
+                    sup.start(name, proc.args, celery_env)
+                    break
+                log(f"{name} exited with {proc.returncode}; stopping everything")
+                sup.stop()
+                return 1
             time.sleep(0.5)
         return 0
     except subprocess.CalledProcessError as exc:
