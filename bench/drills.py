@@ -32,7 +32,6 @@ import json
 import random
 import sys
 import time
-import uuid
 from datetime import datetime
 from pathlib import Path
 
@@ -47,11 +46,11 @@ from stack import Stack, log  # noqa: E402
 
 
 class DrillHuman(Human):
-    """A soak human that sends action ids, re-sends after a network error, and reconnects its socket."""
+    """A soak human (an ``action_id`` with every action, re-sent after a network error) that also
+reconnects a socket the server closed."""
 
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
-        self.acked: set[str] = set()
         self.code: str | None = None
         self.reconnects = 0
         self.server_closes = 0
@@ -60,16 +59,8 @@ class DrillHuman(Human):
         self.code = code
         await super().connect(code)
 
-    async def _read(self) -> None:
-        try:
-            async for raw in self.ws:
-                msg = json.loads(raw)
-                if msg.get("type") == "game":
-                    self.take(msg.get("view"))
-        except Exception:  # noqa: BLE001 - closed by the server or broken: reconnect below
-            pass
-        if self.closing:
-            return
+    def socket_lost(self, exc: Exception) -> None:
+        """Counted, then reconnected (once a second until the server takes it)."""
         self.server_closes += 1
         asyncio.get_running_loop().create_task(self._reconnect())
 
@@ -84,60 +75,6 @@ class DrillHuman(Human):
                 return
             except Exception:  # noqa: BLE001 - the server is still down
                 continue
-
-    async def play(self, game_id: int, code: str, drop: float, stop_at: float) -> None:
-        from rooms.demo_client import _choose
-
-        memory: dict = {}
-        while time.monotonic() < stop_at:
-            view = self.view
-            if view is not None and view["id"] == game_id and view["status"] != "playing":
-                return
-            if view is None or view["id"] != game_id or not view["legal_actions"]:
-                self.changed.clear()
-                try:
-                    await asyncio.wait_for(self.changed.wait(), 3.0)
-                except TimeoutError:
-                    status, body = await self.get_view(game_id)
-                continue
-            await asyncio.sleep(self.rng.uniform(0.2, 1.0))
-            if self.view is not view:
-                continue
-            action = {**_choose(view, self.rng, memory), "seq": view["seq"], "action_id": uuid.uuid4().hex}
-            for _attempt in range(60):  # the same action_id again after a network error or a 5xx
-                try:
-                    res = await self.http.post(f"/api/games/{game_id}/actions", headers=self.headers, json=action)
-                except httpx.HTTPError:
-                    await asyncio.sleep(1.0)
-                    continue
-                if res.status_code >= 500:
-                    self.stats.error("http_5xx", f"{res.status_code} {res.text[:200]}")
-                    await asyncio.sleep(1.0)
-                    continue
-                break
-            else:
-                continue
-            body = res.json()
-            if res.status_code == 200:
-                self.acked.add(action["action_id"])
-                self.take(body)
-            elif res.status_code == 409 and body.get("view"):
-                self.take(body["view"])
-            else:
-                await self.get_view(game_id)
-
-    async def get_view(self, game_id: int) -> tuple[int, dict]:
-        try:
-            res = await self.http.get(f"/api/games/{game_id}", headers=self.headers)
-        except httpx.HTTPError:
-            return 0, {}
-        if res.status_code >= 500:
-            self.stats.error("http_5xx", f"GET view {res.status_code}")
-            return res.status_code, {}
-        body = res.json()
-        if res.status_code == 200:
-            self.take(body)
-        return res.status_code, body
 
 
 async def _guest(http: httpx.AsyncClient, name: str) -> str:
@@ -245,8 +182,11 @@ def _fault(stack: Stack, name: str, step: str) -> None:
 
 
 def _summarise_health(samples: list) -> str:
+    import re
+
     seen = []
     for code, parts in samples:
+        parts = {k: re.sub(r"for \d+ s", "for N s", v) for k, v in parts.items()}
         text = f"{code} " + ", ".join(f"{k}: {v}" for k, v in sorted(parts.items())) if parts else f"{code} ok"
         if text not in seen:
             seen.append(text)

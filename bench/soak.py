@@ -7,7 +7,8 @@ The stack (bench/stack.py): a private Redis, a database of its own, ``python -m 
 workers), a Celery worker (2 processes) and beat, ``AWAY_GRACE_SECONDS=5``. Then N tables, each two
 scripted human guests and one CPU (``cpu_speed`` fast, ``turn_seconds`` 30), alternately Chinchirorin
 (1 round) and Chinchón (elimination 50); when a game ends the table opens a new room and plays again.
-A human acts 0.2-1.5 s after its turn comes (one of ``legal_actions``, ``rooms.demo_client``'s choice);
+A human acts 0.2-1.5 s after its turn comes (one of ``legal_actions``, ``rooms.demo_client``'s choice;
+an ``action_id`` with each, the same again after a network error or a 5xx);
 after an action it drops with probability ``--drop`` (closes its socket, says nothing for 5-45 s: the
 seat turns away after the grace period and the CPU or a timeout plays for it), then reconnects, takes the
 socket's snapshot (``seq``) and plays on.
@@ -30,6 +31,7 @@ import json
 import random
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import httpx
@@ -71,6 +73,7 @@ class Human:
         self.reader: asyncio.Task | None = None
         self.pinger: asyncio.Task | None = None
         self.closing = False
+        self.acked: set[str] = set()  # action_ids answered 200
 
     @property
     def headers(self) -> dict:
@@ -101,12 +104,16 @@ class Human:
                 msg = json.loads(raw)
                 if msg.get("type") == "game":
                     self.take(msg.get("view"))
-        except websockets.ConnectionClosed as exc:
+        except Exception as exc:  # noqa: BLE001 - closed by the server or broken
             if not self.closing:
-                self.stats.error("socket_closed_by_server", f"code {exc.rcvd.code if exc.rcvd else None}")
-        except Exception as exc:  # noqa: BLE001
-            if not self.closing:
-                self.stats.error("socket", repr(exc))
+                self.socket_lost(exc)
+
+    def socket_lost(self, exc: Exception) -> None:
+        """The server closed the socket (or it broke) while the player was present: an error here."""
+        if isinstance(exc, websockets.ConnectionClosed):
+            self.stats.error("socket_closed_by_server", f"code {exc.rcvd.code if exc.rcvd else None}")
+        else:
+            self.stats.error("socket", repr(exc))
 
     async def disconnect(self) -> None:
         self.closing = True
@@ -133,6 +140,26 @@ class Human:
             self.stats.error("http_refused", f"{method} {path}: {res.status_code} {body}")
         return res.status_code, body
 
+    async def get_view(self, game_id: int) -> tuple[int, dict]:
+        """``GET /api/games/{id}``; a 200 view is taken."""
+        status, body = await self.call("GET", f"/api/games/{game_id}", (200,))
+        if status == 200:
+            self.take(body)
+        return status, body
+
+    async def post_action(self, game_id: int, action: dict) -> tuple[int, dict]:
+        """``POST`` ``action`` with a fresh ``action_id``; after a network error or a 5xx (counted) the same
+        body again, once a second, as a client should (the server applies it once)."""
+        body = {**action, "action_id": uuid.uuid4().hex}
+        for _attempt in range(60):
+            status, answer = await self.call("POST", f"/api/games/{game_id}/actions", (200,), json=body)
+            if status and status < 500:
+                if status == 200:
+                    self.acked.add(body["action_id"])
+                return status, answer
+            await asyncio.sleep(1.0)
+        return 0, {}
+
     async def play(self, game_id: int, code: str, drop: float, stop_at: float) -> None:
         from rooms.demo_client import _choose
 
@@ -146,16 +173,13 @@ class Human:
                 try:
                     await asyncio.wait_for(self.changed.wait(), 5.0)
                 except TimeoutError:
-                    status, body = await self.call("GET", f"/api/games/{game_id}", (200,))
-                    if status == 200:
-                        self.take(body)
+                    await self.get_view(game_id)
                 continue
             await asyncio.sleep(self.rng.uniform(0.2, 1.5))
             if self.view is not view:
                 continue  # something changed while thinking: decide again
             action = _choose(view, self.rng, memory)
-            status, body = await self.call("POST", f"/api/games/{game_id}/actions", (200,),
-                                           json={**action, "seq": view["seq"]})
+            status, body = await self.post_action(game_id, {**action, "seq": view["seq"]})
             if status == 200:
                 self.stats.actions += 1
                 self.take(body)
@@ -167,9 +191,7 @@ class Human:
             elif status == 409 and body.get("view"):
                 self.take(body["view"])
             else:
-                status, body = await self.call("GET", f"/api/games/{game_id}", (200,))
-                if status == 200:
-                    self.take(body)
+                await self.get_view(game_id)
 
 
 async def table(index: int, stack: Stack, stats: Stats, args, stop_at: float) -> None:

@@ -87,10 +87,30 @@ def validation_body(detail: Any) -> dict[str, Any]:
     return {"code": "invalid", "detail": str(flat)}
 
 
+UNAVAILABLE_RETRY_AFTER = 5  # seconds a client waits before retrying a 503 unavailable
+
+
+def _outage(exc: Exception) -> bool:
+    """The database (or Redis, for the cache and throttles) could not be reached: an outage, not a bug."""
+    from django.db import InterfaceError, OperationalError
+
+    try:
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import TimeoutError as RedisTimeoutError
+    except ImportError:  # pragma: no cover - redis is a dependency
+        RedisConnectionError = RedisTimeoutError = OperationalError  # noqa: N806
+    return isinstance(exc, (OperationalError, InterfaceError, RedisConnectionError, RedisTimeoutError))
+
+
 def exception_handler(exc: Exception, context: dict) -> Response | None:
-    """DRF's EXCEPTION_HANDLER: every error in the API.md shape."""
+    """DRF's EXCEPTION_HANDLER: every error in the API.md shape. A database or Redis outage is ``503
+    unavailable`` with ``Retry-After`` (the request changed nothing: its transaction did not commit)."""
     if isinstance(exc, ApiError):
         return Response(exc.body(), status=exc.status_code)
+    if _outage(exc):
+        return Response({"code": "unavailable", "detail": "The service is briefly unavailable; try again shortly.",
+                         "retry_after": UNAVAILABLE_RETRY_AFTER}, status=503,
+                        headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)})
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

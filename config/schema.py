@@ -6,7 +6,8 @@ an operation's responses, so every error answer an endpoint gives is in the sche
 :class:`ApiAutoSchema` (``DEFAULT_SCHEMA_CLASS``) adds by itself the errors the framework answers whatever
 the view does: 401 (a bad token, on every operation), 403 (a banned or suspended user's token; CSRF for a
 session), 400 ``invalid``/``parse_error`` where there is a body or a query, 404 where the path has
-parameters, 413/415 where there is a body, 429 where the view throttles. A view documents its own
+parameters, 413/415 where there is a body, 429 where the view throttles, 503 ``unavailable`` (a database or
+Redis outage). A view documents its own
 (409s, a specific 403 or 400) with :func:`errors`; what it declares is kept.
 """
 
@@ -40,6 +41,7 @@ _DESCRIPTIONS = {
     413: "too_large",
     415: "unsupported_media_type",
     429: "throttled (Retry-After)",
+    503: "unavailable: the database or Redis is briefly unreachable (Retry-After)",
 }
 
 
@@ -60,7 +62,7 @@ class ApiAutoSchema(AutoSchema):
     """drf-spectacular's AutoSchema plus the framework's own error answers (see the module docstring)."""
 
     def _framework_errors(self) -> list[int]:
-        out = [401, 403]
+        out = [401, 403, 503]
         has_query = any(p.get("in") == "query" for p in self._get_parameters())
         if self.method in BODY_METHODS:
             out += [400, 413, 415]

@@ -112,3 +112,19 @@ def test_docs_pages_load_their_scripts_from_our_static_files(client, path):
         res = client.get(src)
         assert res.status_code == 200, src
         assert len(b"".join(res.streaming_content)) > 10_000, src
+
+
+@pytest.mark.django_db
+def test_a_database_outage_is_a_503_unavailable_not_a_500(make_client, user, monkeypatch):
+    from django.db import OperationalError
+
+    from accounts.apis import MeApi
+
+    def down(self, request):
+        raise OperationalError("couldn't get a connection after 10.00 sec")
+
+    monkeypatch.setattr(MeApi, "get", down)
+    res = make_client(user).get("/api/me")
+    assert res.status_code == 503 and res["Retry-After"] == "5"
+    assert res.json() == {"code": "unavailable", "detail": "The service is briefly unavailable; try again shortly.",
+                          "retry_after": 5}
