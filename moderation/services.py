@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from config.audit import audit_record
 from config.errors import ApiError, invalid_field
+from config.textpolicy import TextPolicyError, clean_text
 from moderation.models import NOTE_MAX, Report
 
 logger = logging.getLogger(__name__)
@@ -63,9 +64,11 @@ def _target(reporter, kind: str, target_id: int) -> dict:
 def report_create(*, reporter, kind: str, target_id: int, reason: str, note: str = "") -> Report:
     """``POST /api/reports``: ``reporter`` reports a user, a chat message or a game (``kind``,
     ``target_id``) for ``reason`` (a :class:`~moderation.models.Report.Reason`), with an optional ``note``
-    (≤ 500 characters, trimmed). A chat message's text is copied into the report.
+    (≤ 500 characters under the text policy, ``config.textpolicy``). A chat message's text is copied into
+    the report.
 
-    Raises 400 ``invalid`` (``kind``/``reason`` not in the lists, ``note`` too long, ``target_id``
+    Raises 400 ``invalid`` (``kind``/``reason`` not in the lists, ``note`` against the text policy,
+    ``target_id``
     oneself or one's own message), 404 ``not_found`` (no such target, or a message of a room the reporter
     was never in), 403 ``not_a_player`` (a game the reporter did not play), 409 ``already_reported`` (the
     reporter reported this target before).
@@ -74,9 +77,10 @@ def report_create(*, reporter, kind: str, target_id: int, reason: str, note: str
         raise invalid_field("kind", f"One of {', '.join(Report.Kind.values)}.")
     if reason not in Report.Reason.values:
         raise invalid_field("reason", f"One of {', '.join(Report.Reason.values)}.")
-    note = (note or "").strip()
-    if len(note) > NOTE_MAX:
-        raise invalid_field("note", f"At most {NOTE_MAX} characters.")
+    try:
+        note = clean_text(note or "", max_length=NOTE_MAX, min_length=0)
+    except TextPolicyError as exc:
+        raise invalid_field("note", str(exc.detail[0])) from exc
     fields = _target(reporter, kind, target_id)
     try:
         with transaction.atomic():
@@ -178,9 +182,10 @@ def report_resolve(*, report_id: int, by, outcome: str, note: str, user=None,
 
 # ------------------------------------------------------------------------------------ integrity flags
 PAIR_WINDOW_HOURS = 24
-"""Pair farming: ranked games of the same two players counted over this many hours."""
+"""Pair farming: ranked games of the same two players counted over this many hours..."""
 PAIR_MIN_GAMES = 5
-"""Pair farming: at least this many rated games of the pair in the window..."""
+"""...at least this many finished ranked games of the pair in the window (rated or not: the daily cap of
+rated games per pair, ``ranking.services.PAIR_DAILY_RATED``, stops the rating, not the pattern)..."""
 PAIR_ONE_SIDED = 0.8
 """...with the same player ahead of the other in at least this share of them."""
 NEW_ACCOUNT_DAYS = 14
@@ -193,13 +198,25 @@ CLIMB_ONE_OPPONENT = 0.8
 """...and one opponent in at least this share of those games."""
 
 
-def _games_of(user_id: int, game_name: str, since=None) -> dict[int, dict]:
+def _ranked_games_of(user_id: int, game_name: str, since) -> dict[int, dict]:
+    """``{game_id: {"place", "change", "at"}}`` of ``user_id``'s finished ranked games of ``game_name``
+    since ``since`` (``change``: the rating change, 0 when the game was not rated)."""
+    from ranking.models import GameRecord, RatingChange
+
+    rows = GameRecord.objects.filter(user_id=user_id, game_name=game_name, ranked=True, finished_at__gte=since)
+    out = {gid: {"place": place, "change": 0, "at": at}
+           for gid, place, at in rows.values_list("game_id", "place", "finished_at")}
+    for gid, change in RatingChange.objects.filter(user_id=user_id, game_id__in=list(out)).values_list(
+            "game_id", "change"):
+        out[gid]["change"] = change
+    return out
+
+
+def _rated_games_of(user_id: int, game_name: str) -> dict[int, dict]:
     """``{game_id: {"place", "change", "at"}}`` of ``user_id``'s rated games of ``game_name``."""
     from ranking.models import RatingChange
 
     qs = RatingChange.objects.filter(user_id=user_id, game_name=game_name, game__isnull=False)
-    if since is not None:
-        qs = qs.filter(created_at__gte=since)
     return {gid: {"place": place, "change": change, "at": at}
             for gid, place, change, at in qs.values_list("game_id", "place", "change", "created_at")}
 
@@ -230,22 +247,22 @@ def _rows(mine: dict, theirs: dict, names: tuple[str, str]) -> list[dict]:
 
 @transaction.atomic
 def integrity_check_game(*, game_id: int, now=None) -> list:
-    """After a ranked game was rated: raise (or refresh) the integrity flags its players now meet
-    (README "Ranked-play integrity flags"; thresholds are this module's constants). Returns the flags
-    raised or refreshed. Unrated games: nothing."""
+    """After a ranked game finished (and was rated, or not): raise (or refresh) the integrity flags its
+    players now meet (README "Ranked-play integrity flags"; thresholds are this module's constants).
+    Returns the flags raised or refreshed; an unranked or unknown game raises none."""
     from datetime import timedelta
 
-    from ranking.models import RatingChange
+    from ranking.models import GameRecord
 
     now = now or timezone.now()
-    changes = list(RatingChange.objects.filter(game_id=game_id).select_related("user"))
-    if len(changes) < 2:
+    records = list(GameRecord.objects.filter(game_id=game_id, ranked=True).select_related("user"))
+    if len(records) < 2:
         return []
-    game_name = changes[0].game_name
-    users = {c.user_id: c.user for c in changes}
+    game_name = records[0].game_name
+    users = {r.user_id: r.user for r in records}
     flags = []
     since = now - timedelta(hours=PAIR_WINDOW_HOURS)
-    recent = {uid: _games_of(uid, game_name, since) for uid in users}
+    recent = {uid: _ranked_games_of(uid, game_name, since) for uid in users}
     ids = sorted(users)
     for i, a in enumerate(ids):
         for b in ids[i + 1:]:
@@ -265,10 +282,12 @@ def integrity_check_game(*, game_id: int, now=None) -> list:
     for uid, user in users.items():
         if user.date_joined < young:
             continue
-        mine = _games_of(uid, game_name)
+        mine = _rated_games_of(uid, game_name)
         net = sum(g["change"] for g in mine.values())
         if len(mine) < CLIMB_MIN_GAMES or net < CLIMB_MIN_GAIN:
             continue
+        from ranking.models import RatingChange
+
         seen: dict[int, int] = {}
         for other in RatingChange.objects.filter(game_id__in=list(mine)).exclude(user_id=uid).values_list(
                 "user_id", flat=True):
@@ -277,7 +296,7 @@ def integrity_check_game(*, game_id: int, now=None) -> list:
         if other is None or together / len(mine) < CLIMB_ONE_OPPONENT:
             continue
         other_user = get_user_model().objects.get(pk=other)
-        rows = _rows(mine, _games_of(other, game_name), (str(user), str(other_user)))
+        rows = _rows(mine, _rated_games_of(other, game_name), (str(user), str(other_user)))
         flags.append(_flag("single_opponent_climb", game_name, uid, other, {
             "games": rows, "rated_games": len(mine), "with_this_opponent": together,
             "share": round(together / len(mine), 2), "net_change": net,

@@ -9,15 +9,15 @@ from django.db import OperationalError
 def rate_game(game_id: int) -> dict:
     """Rate a finished ranked game and record every seat's statistics, XP and achievements (see
     :func:`ranking.services.game_process_finished`). Safe to run twice or concurrently, so a database
-    outage (``OperationalError``) is simply retried with backoff. A rated game then goes to the
-    moderators' integrity check (``moderation.integrity_check``)."""
+    outage (``OperationalError``) is simply retried with backoff. A game just recorded then goes to the
+    moderators' integrity check (``moderation.integrity_check``; ranked games only)."""
     from ranking.services import game_process_finished
 
     out = game_process_finished(game_id=game_id)
-    if out.get("rated"):
+    if out.get("recorded"):
         from moderation.tasks import integrity_check
 
-        integrity_check.delay(game_id)  # the integrity flags read the rating changes just written
+        integrity_check.delay(game_id)  # the integrity flags read the records and rating changes just written
     return out
 
 

@@ -8,6 +8,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import Sanction
+from config.errors import ApiError
+from moderation import services
 from moderation.models import Report
 from rooms import services as rooms
 from tests.factories import UserFactory
@@ -77,6 +79,21 @@ def test_bad_reports_are_refused_and_change_nothing(chat, body, status, code, fi
     if field:
         assert field in res.json()["fields"]
     assert Report.objects.count() == 0
+
+
+def test_a_note_is_500_characters_as_a_reader_counts_them(chat):
+    room, ann, bob, message = chat
+    thumbs = "👍🏽" * 500  # 500 characters on screen, 1000 code points
+    res = _api(ann).post("/api/reports", {"kind": "user", "target_id": bob.pk, "reason": "spam", "note": thumbs},
+                         format="json")
+    assert res.status_code == 201 and res.json()["note"] == thumbs
+    res = _api(ann).post("/api/reports", {"kind": "chat_message", "target_id": message.pk, "reason": "spam",
+                                          "note": "a\u202eb"}, format="json")
+    assert (res.status_code, list(res.json()["fields"])) == (400, ["note"])
+    with pytest.raises(ApiError) as exc:  # the service applies the policy too (callers other than the API)
+        services.report_create(reporter=ann, kind="chat_message", target_id=message.pk, reason="spam",
+                               note="x" * 501)
+    assert exc.value.fields == {"note": ["too_long: At most 500 characters."]}
 
 
 def test_a_message_of_a_room_never_joined_is_not_found(chat):
