@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.errors import ApiError
+from config.schema import errors
 from games import selectors, services
 from games.serializers import (
     ActionRequestSerializer,
@@ -46,7 +47,11 @@ class GameActionApi(APIView):
     """Send an action: ``{type, seq, ..., action_id?}`` -> the caller's new view. A resent ``action_id``
     with the same body returns the first answer."""
 
-    @extend_schema(parameters=[GAME_ID], request=ActionRequestSerializer, responses={200: GameViewSerializer},
+    @extend_schema(parameters=[GAME_ID], request=ActionRequestSerializer,
+                   responses={200: GameViewSerializer, **errors(
+                       400, 409, s400="invalid_action / illegal_action / parse_error",
+                       s409="stale_seq (with the current seq and your view) / not_your_turn / game_over / "
+                            "action_id_reused")},
                    operation_id="games_action")
     def post(self, request, game_id: int):
         # The service answers 404 not_found / 403 not_a_player before the body's shape (API.md order).
@@ -67,7 +72,8 @@ class GameAutoplayApi(APIView):
     """``{on: true}`` hands the caller's seat to the CPU (the engine's default moves after the CPU speed
     delay); ``{on: false}`` takes it back."""
 
-    @extend_schema(parameters=[GAME_ID], request=AutoplayRequestSerializer, responses={200: GameViewSerializer},
+    @extend_schema(parameters=[GAME_ID], request=AutoplayRequestSerializer,
+                   responses={200: GameViewSerializer, **errors(409, s409="game_over")},
                    operation_id="games_autoplay")
     def post(self, request, game_id: int):
         _get_seated(game_id, request.user)
