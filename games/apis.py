@@ -31,12 +31,27 @@ def _get_seated(game_id: int, user):
     return game, seat
 
 
-class GameDetailApi(APIView):
-    """The caller's view of a game (seated players only)."""
+def _get_seated_or_watching(game_id: int, user):
+    """``(game, seat)`` for a seated caller, ``(game, None)`` for a spectator (the game's room lets users
+    watch and no ranked game is in progress); 404 ``not_found``, else 403 ``not_a_player``."""
+    try:
+        return _get_seated(game_id, user)
+    except ApiError as exc:
+        from rooms.selectors import game_watchable
 
-    @extend_schema(parameters=[GAME_ID], responses={200: GameViewSerializer}, operation_id="games_view")
+        if exc.error_code == "not_a_player" and game_watchable(game_id=game_id):
+            return selectors.game_get(game_id=game_id), None
+        raise
+
+
+class GameDetailApi(APIView):
+    """The caller's view of a game: a seated player's, or the spectator view (``you: null``; no hand, no
+    stock, no face-down card, no actions) for a signed-in user when the game's room lets users watch."""
+
+    @extend_schema(parameters=[GAME_ID], responses={200: GameViewSerializer, **errors(401, 403, 404)},
+                   operation_id="games_view")
     def get(self, request, game_id: int):
-        game, seat = _get_seated(game_id, request.user)
+        game, seat = _get_seated_or_watching(game_id, request.user)
         return Response(selectors.game_view(game=game, seat=seat))
 
 
@@ -83,13 +98,14 @@ class GameAutoplayApi(APIView):
 
 
 class GameLogApi(APIView):
-    """The events with ``seq > after`` the caller may see, about 100 a page, never splitting a seq."""
+    """The events with ``seq > after`` the caller may see, about 100 a page, never splitting a seq; a
+    spectator (see :class:`GameDetailApi`) sees the public events only."""
 
     @extend_schema(parameters=[GAME_ID, OpenApiParameter("after", OpenApiTypes.INT, OpenApiParameter.QUERY,
                                                          description="Events with seq > after (default -1).")],
-                   responses={200: LogPageSerializer}, operation_id="games_log")
+                   responses={200: LogPageSerializer, **errors(400, 401, 403, 404)}, operation_id="games_log")
     def get(self, request, game_id: int):
-        game, seat = _get_seated(game_id, request.user)
+        game, seat = _get_seated_or_watching(game_id, request.user)
         q = LogQuerySerializer(data=request.query_params)
         q.is_valid(raise_exception=True)
         return Response(selectors.game_log(game=game, seat=seat, after=q.validated_data["after"]))

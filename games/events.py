@@ -1,6 +1,7 @@
 """Live delivery of games (DESIGN.md "Live delivery", API.md "WebSocket").
 
-Each seat's view goes to the group ``f"{game.group}-seat-{seat}"`` as ``{"type": "game.update", "payload":
+Each seat's view goes to the group ``f"{game.group}-seat-{seat}"``, the spectator view (public events only) to
+``f"{game.group}-spectators"``, as ``{"type": "game.update", "payload":
 {"type": "game", "view", "events"}}`` (the rooms consumer's ``game_update`` handler forwards ``payload``);
 presence goes to ``game.group`` as ``{"type": "room.presence", "payload": {"type": "presence", "seat",
 "connected", "away", "cpu_playing"}}``. Sending never raises: the database is the truth and clients
@@ -17,6 +18,7 @@ from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
+from games.models import Game
 from games.selectors import game_view, log_entries
 
 log = logging.getLogger(__name__)
@@ -25,6 +27,11 @@ log = logging.getLogger(__name__)
 def seat_group(group: str, seat: int) -> str:
     """The channel-layer group of one seat's view."""
     return f"{group}-seat-{seat}"
+
+
+def spectators_group(group: str) -> str:
+    """The channel-layer group of the spectators' view (the engine's ``view_for(state, None)``)."""
+    return f"{group}-spectators"
 
 
 def group_send(group: str, message: dict) -> None:
@@ -127,8 +134,10 @@ def broadcast_game(game, *, players: list, state, rows: list[tuple[int, str | No
     ``players``: the game's ``GamePlayer`` rows (users loaded); ``state``: the decoded final state;
     ``rows``: ``(seq, by, events with audiences)`` of the seqs the transaction produced, in order;
     ``views``: seat -> the view already built for the final state (the actor's answer), reused. Each seat's
-    view is built once; the message to ``f"{group}-seat-{n}"`` is ``{"type": "game.update", "after":
-    first seq - 1, "payload": {"type": "game", "view", "events"}}`` (``after``: the consumer checks that
+    view is built once; the spectators' (``f"{group}-spectators"``: the spectator view and the public
+    events; not while a ranked game is in progress) too. The message to ``f"{group}-seat-{n}"`` is
+    ``{"type": "game.update", "after": first seq - 1, "payload": {"type": "game", "view", "events"}}``
+    (``after``: the consumer checks that
     the socket has every seq before; see ``rooms.consumers``). Sent through :func:`publish`: no query, and
     the caller does not wait."""
     if not game.group or not rows:
@@ -145,6 +154,11 @@ def broadcast_game(game, *, players: list, state, rows: list[tuple[int, str | No
             payload = {"type": "game", "view": view, "events": log_entries(rows, gp.seat)}
             messages.append((seat_group(game.group, gp.seat), {"type": "game.update", "after": after,
                                                                "payload": payload}))
+        if not (game.ranked and game.status == Game.PLAYING):  # a ranked game in progress is never watched
+            view = game_view(game=game, seat=None, players=players, state=state)
+            payload = {"type": "game", "view": view, "events": log_entries(rows, None)}
+            messages.append((spectators_group(game.group), {"type": "game.update", "after": after,
+                                                            "payload": payload}))
         return messages
 
     publish(build)

@@ -1,8 +1,14 @@
 """The room socket ``/ws/rooms/{code}/`` (API.md "WebSocket").
 
-Only players seated in the room are accepted: the socket is accepted and then closed with **4401** when
+Players seated in the room are accepted, and spectators: a signed-in user without a seat, when the room's
+host lets users watch (``spectators_allowed``) and no ranked game is in progress; a spectator's socket
+joins ``room-<code>-spectators`` instead of a seat's group and gets the spectator view (``you: null``, no
+hidden card) and the public events only, may not act or chat, is listed in the room's ``spectators``, and
+is closed with **4403** when watching is turned off or a ranked game starts. The socket is accepted and
+then closed with **4401** when
 it is not authenticated (no or bad token, no session), **4409** when the user is banned, **4410** when
-suspended, and **4403** when the user holds no seat in the room (or the room is unknown or closed); a
+suspended, and **4403** when the user holds no seat in the room and may not watch it (or the room is
+unknown or closed); a
 cookie socket from a bad origin is refused before that by ``config.ws_auth``.
 
 Every ``action`` and ``chat`` re-reads the user's standing first (one query: the token with its user, or
@@ -144,6 +150,15 @@ def _seated(code: str, user) -> tuple[int, str, int] | None:
     return None if seat is None else (room.pk, room.code, seat)
 
 
+def _watchable(code: str) -> tuple[int, str] | None:
+    """``(room_id, code)`` when the live room ``code`` may be watched now (``room_watchable``)."""
+    try:
+        room = selectors.room_get(code=code)
+    except ApiError:
+        return None
+    return (room.pk, room.code) if selectors.room_watchable(room) else None
+
+
 def _apply(room_id: int, creds: tuple, action, action_id) -> None:
     """Apply a socket action through the one write path, for the user of ``creds`` (see
     :func:`_current_user`) as the user is now."""
@@ -165,10 +180,14 @@ def _chat(code: str, creds: tuple, data: dict) -> None:
 
 
 class RoomConsumer(AsyncJsonWebsocketConsumer):
-    """One socket of one seated player (several per seat are allowed and counted)."""
+    """One socket of one seated player (several per seat are allowed and counted), or of a spectator: a
+    signed-in user without a seat in a room whose host lets users watch (``spectator``; ``seat`` None; its
+    group ``room-<code>-spectators`` gets the spectator view and the public events only)."""
 
     room_id: int | None = None
     seat: int | None = None
+    joined = False  # in the room's groups (until released)
+    spectator = False
     counted = False
     revoked = False
     base_url: str | None = None
@@ -191,16 +210,13 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         session = self.scope.get("session")
         self.creds = (self.user.pk, self.scope.get("token_key"),
                       getattr(session, "session_key", None) if self.scope.get("auth") == "session" else None)
-        found = await database_sync_to_async(_seated)(self.scope["url_route"]["kwargs"]["code"], self.user)
+        code = self.scope["url_route"]["kwargs"]["code"]
+        found = await database_sync_to_async(_seated)(code, self.user)
         if found is None:
-            await self.close(code=CLOSE_NOT_A_PLAYER)
+            await self._connect_spectator(code)
             return
         self.room_id, self.code, self.seat = found
-        self.room_group = f"room-{self.code}"
-        self.seat_group = f"{self.room_group}-seat-{self.seat}"
-        await self.channel_layer.group_add(self.room_group, self.channel_name)
-        await self.channel_layer.group_add(self.seat_group, self.channel_name)
-        await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
+        await self._join(f"room-{self.code}-seat-{self.seat}")
         seat = await database_sync_to_async(services.room_socket_opened)(room_id=self.room_id, user=self.user)
         if seat is None or seat.index != self.seat:  # unseated (or moved) meanwhile
             if seat is not None:
@@ -208,6 +224,33 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
                     room_id=self.room_id, user_id=self.user.pk, seat=seat.index)
             await self.close(code=CLOSE_NOT_A_PLAYER)
             return
+        await self._opened()
+
+    async def _join(self, view_group: str) -> None:
+        """Join the room's group, ``view_group`` (the seat's or the spectators') and the user's group."""
+        self.room_group = f"room-{self.code}"
+        self.seat_group = view_group
+        self.joined = True
+        for group in (self.room_group, self.seat_group, user_group(self.user.pk)):
+            await self.channel_layer.group_add(group, self.channel_name)
+
+    async def _connect_spectator(self, code: str) -> None:
+        """No seat: watch, if the room lets users watch now (else close with 4403)."""
+        found = await database_sync_to_async(_watchable)(code)
+        if found is None:
+            await self.close(code=CLOSE_NOT_A_PLAYER)
+            return
+        self.room_id, self.code = found
+        self.spectator = True
+        await self._join(f"room-{self.code}-spectators")
+        opened = await database_sync_to_async(services.room_spectator_opened)(room_id=self.room_id, user=self.user)
+        if not opened:  # taken a seat, or watching turned off, meanwhile
+            await self.close(code=CLOSE_NOT_A_PLAYER)
+            return
+        await self._opened()
+
+    async def _opened(self) -> None:
+        """Counted: send the snapshot (``room``, then ``game``) and start the silence watchdog."""
         self.counted = True
         metrics.OPEN_SOCKETS.inc()
         self.base_url = scope_base_url(self.scope)
@@ -233,13 +276,17 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             self.counted = False
             metrics.OPEN_SOCKETS.dec()
             try:
-                await database_sync_to_async(services.room_socket_closed)(
-                    room_id=self.room_id, user_id=self.user.pk, seat=self.seat)
+                if self.spectator:
+                    await database_sync_to_async(services.room_spectator_closed)(
+                        room_id=self.room_id, user_id=self.user.pk)
+                else:
+                    await database_sync_to_async(services.room_socket_closed)(
+                        room_id=self.room_id, user_id=self.user.pk, seat=self.seat)
             except Exception:
                 logger.exception("could not uncount a socket of room %s seat %s", self.room_id, self.seat)
-        if self.seat is not None:
+        if self.joined:
             groups = (self.room_group, self.seat_group, user_group(self.user.pk))
-            self.seat = None
+            self.joined = False
             for group in groups:
                 try:
                     await self.channel_layer.group_discard(group, self.channel_name)
@@ -273,7 +320,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     # ------------------------------------------------------------------------------- client -> server
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         self.last_seen = time.monotonic()
-        if self.seat is None:
+        if not self.joined:
             return
         try:
             content = loads_strict(text_data if text_data is not None else bytes_data)
@@ -334,7 +381,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         last = self.last_seq if game_id == self.game_id else -1
         if seq <= last:
             return
-        if after is not None and after > last and self.seat is not None:
+        if after is not None and after > last and self.joined:
             missing = await database_sync_to_async(games_selectors.game_events_between)(
                 game_id=game_id, seat=self.seat, after=last, upto=after)
             payload = {**payload, "events": missing + list(payload.get("events") or [])}
@@ -358,7 +405,12 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         if not settings.PUBLIC_URL and room.get("code"):  # broadcast with a path: made absolute for this socket
             payload = {**payload, "room": {**room, "invite_url": invite_url(room["code"], self.base_url)}}
         await self.send_json(payload)
-        if self.seat is None:
+        if not self.joined:
+            return
+        if self.spectator:
+            if not room.get("spectators_allowed") or (room.get("ranked") and room.get("status") == "playing"):
+                await self.close(code=CLOSE_NOT_A_PLAYER)  # watching turned off, or a ranked game started
+                await self._release()  # off the room's spectators at once
             return
         seats = room.get("seats") or []
         mine = next((s.get("index") for s in seats if (s.get("user") or {}).get("id") == self.user.pk), None)

@@ -49,6 +49,9 @@ class Room(models.Model):
     # seats "auto": the room offers the rules' most seats while gathering; a start seats the humans and
     # CPUs present (at least the fewest the rules allow) and the empty seats go until the game ends.
     seats_auto = models.BooleanField(default=False)
+    # the host lets signed-in users with the code watch (the spectator view only); never while a ranked
+    # game is in progress
+    spectators_allowed = models.BooleanField(default=False)
     rules = models.JSONField(default=dict, blank=True)
     turn_seconds = models.PositiveSmallIntegerField(null=True, blank=True)
     ranked = models.BooleanField(default=False)
@@ -75,7 +78,8 @@ class Room(models.Model):
 
     @property
     def group(self) -> str:
-        """The live-delivery group prefix: ``room-<code>`` (room and chat); seats add ``-seat-<n>``."""
+        """The live-delivery group prefix: ``room-<code>`` (room and chat); seats add ``-seat-<n>``,
+        spectators ``-spectators``."""
         return f"room-{self.code}"
 
 
@@ -111,6 +115,23 @@ class Seat(models.Model):
     def is_empty(self) -> bool:
         """No human and no CPU."""
         return self.user_id is None and not self.cpu
+
+
+class Spectator(models.Model):
+    """A user watching a room over its socket (``connections``: its spectator sockets open now); the row
+    goes when the last one closes. Shown as the room's ``spectators``."""
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="spectators")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    connections = models.PositiveIntegerField(default=0)
+    since = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["since", "id"]
+        constraints = [models.UniqueConstraint(fields=["room", "user"], name="spectator_unique_room_user")]
+
+    def __str__(self) -> str:
+        return f"{self.room_id} watched by {self.user_id}"
 
 
 class ChatMessage(models.Model):

@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from config.errors import ApiError
 from config.textpolicy import names_told_apart
-from rooms.models import CODE_ALPHABET, CODE_LENGTH, ChatMessage, Room, RoomStatus, Seat
+from rooms.models import CODE_ALPHABET, CODE_LENGTH, ChatMessage, Room, RoomStatus, Seat, Spectator
 
 CHAT_PAGE = 50
 IDLE_CLOSE_AFTER = timedelta(hours=24)
@@ -34,10 +34,25 @@ def normalize_code(code: str) -> str | None:
 
 
 def rooms_with_seats(rooms: QuerySet[Room] | None = None) -> QuerySet[Room]:
-    """``rooms`` (default all) with host, seats and seated users loaded (what the ``room`` shape reads)."""
+    """``rooms`` (default all) with host, seats and seated users, and spectators, loaded (what the ``room``
+    shape reads)."""
     return (Room.objects.all() if rooms is None else rooms).select_related("host").prefetch_related(
-        Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
+        Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index")),
+        Prefetch("spectators", queryset=Spectator.objects.select_related("user").order_by("since", "id")),
     )
+
+
+def room_watchable(room: Room) -> bool:
+    """Whether users without a seat may watch ``room`` now: the host allows it and no ranked game is in
+    progress."""
+    return room.spectators_allowed and not (room.ranked and room.status == RoomStatus.PLAYING)
+
+
+def game_watchable(*, game_id: int) -> bool:
+    """Whether users without a seat may watch game ``game_id``: it is the current game of a room (not
+    closed) that is :func:`room_watchable`. One query."""
+    room = live_rooms().filter(game_id=game_id).only("spectators_allowed", "ranked", "status").first()
+    return room is not None and room_watchable(room)
 
 
 def room_get(*, code: str, for_update: bool = False) -> Room:

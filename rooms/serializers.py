@@ -116,12 +116,21 @@ class SeatSerializer(serializers.ModelSerializer):
         return seat.connections > 0
 
 
+class SpectatorSerializer(serializers.Serializer):
+    """A user watching the room: ``{id, display_name}``."""
+
+    id = serializers.IntegerField(source="user_id")
+    display_name = serializers.CharField(source="user.display_name")
+
+
 class RoomSerializer(serializers.ModelSerializer):
     """``room``: ``{code, invite_url, game, host, seats, seats_auto, rules (every setting resolved),
-    turn_seconds, ranked, cpu_level, cpu_speed, status, game_id, version}``. ``seats_auto``: created (or
-    patched) with ``seats: "auto"``: the room offers the rules' most seats and a start seats the party.
-    Seated players whose display names look alike (TR39 skeleton) are shown with the suffix
-    `` #<seat + 1>`` (``config.textpolicy``), host too. Context ``base_url``: see
+    turn_seconds, ranked, cpu_level, cpu_speed, status, game_id, version, spectators_allowed,
+    spectators}``. ``seats_auto``: created (or patched) with ``seats: "auto"``: the room offers the rules'
+    most seats and a start seats the party. ``spectators_allowed``: users with the code may watch (never
+    while a ranked game is in progress); ``spectators``: who watches now (``[{id, display_name}]``, users
+    with a spectator socket open). Seated players whose display names look alike (TR39 skeleton) are
+    shown with the suffix `` #<seat + 1>`` (``config.textpolicy``), host too. Context ``base_url``: see
     :func:`invite_url`."""
 
     invite_url = serializers.SerializerMethodField()
@@ -130,11 +139,12 @@ class RoomSerializer(serializers.ModelSerializer):
     seats = serializers.SerializerMethodField()
     rules = serializers.SerializerMethodField()
     game_id = serializers.IntegerField(allow_null=True)
+    spectators = serializers.SerializerMethodField()
 
     class Meta:
         model = Room
         fields = ["code", "invite_url", "game", "host", "seats", "seats_auto", "rules", "turn_seconds", "ranked",
-                  "cpu_level", "cpu_speed", "status", "game_id", "version"]
+                  "cpu_level", "cpu_speed", "status", "game_id", "version", "spectators_allowed", "spectators"]
         read_only_fields = fields
 
     def get_invite_url(self, room) -> str:
@@ -145,6 +155,12 @@ class RoomSerializer(serializers.ModelSerializer):
         seats = self.context.get("seats")  # rows already in hand (see room_data)
         seats = sorted(room.seats.all() if seats is None else seats, key=lambda s: s.index)
         return SeatSerializer(seats, many=True).data
+
+    @extend_schema_field(SpectatorSerializer(many=True))
+    def get_spectators(self, room):
+        if not room.spectators_allowed:  # nobody watches a room that does not allow it: no query
+            return []
+        return SpectatorSerializer(room.spectators.all(), many=True).data
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_rules(self, room):
@@ -173,6 +189,8 @@ class RoomCreateSerializer(serializers.Serializer):
     ranked = StrictBooleanField(required=False)
     cpu_level = StrictChoiceField(choices=list(CPU_LEVELS), required=False)
     cpu_speed = StrictChoiceField(choices=list(CPU_SPEEDS), required=False)
+    spectators_allowed = StrictBooleanField(required=False, help_text="Let users with the code watch "
+                                            "(default false; never while a ranked game is in progress).")
 
 
 class RoomUpdateSerializer(RoomCreateSerializer):

@@ -35,6 +35,7 @@ from rooms.models import (
     RoomKick,
     RoomStatus,
     Seat,
+    Spectator,
 )
 from rooms.serializers import ChatPostSerializer, message_data, resolved_rules, room_data
 from rooms.signals import room_joined
@@ -175,7 +176,7 @@ def _auto_expand(room: Room) -> bool:
 @transaction.atomic
 def room_create(*, user, game: str, seats: int | str = DEFAULT_SEATS, rules: dict | None = None,
                 turn_seconds=_UNSET, ranked: bool = False, cpu_level: str = "normal",
-                cpu_speed: str = "normal") -> Room:
+                cpu_speed: str = "normal", spectators_allowed: bool = False) -> Room:
     """Create a room with ``user`` as host in seat 0 and ``seats`` empty seats after it.
 
     ``game``: ``chinchirorin``/``chinchon``; ``seats``: a count, or ``"auto"`` (the room offers the most
@@ -196,6 +197,7 @@ def room_create(*, user, game: str, seats: int | str = DEFAULT_SEATS, rules: dic
             with transaction.atomic():
                 room = Room.objects.create(code=new_code(), host=user, game_name=game, seat_count=seats,
                                            seats_auto=auto, rules=rules, turn_seconds=turn_seconds, ranked=ranked,
+                                           spectators_allowed=spectators_allowed,
                                            cpu_level=cpu_level, cpu_speed=cpu_speed)
             break
         except IntegrityError:  # the code is in use by a room not closed: draw another
@@ -210,16 +212,23 @@ def room_create(*, user, game: str, seats: int | str = DEFAULT_SEATS, rules: dic
 @transaction.atomic
 def room_update(*, code: str, user, data: dict) -> Room:
     """Change the room's settings (``PATCH``): any of ``game, seats, rules, turn_seconds, ranked,
-    cpu_level, cpu_speed``. ``rules`` replaces the stored settings; a new ``game`` without ``rules``
-    resets them; for Chinchón a stored ``decks`` is dropped when ``seats`` changes (it follows the seats).
+    cpu_level, cpu_speed, spectators_allowed``. ``rules`` replaces the stored settings; a new ``game``
+    without ``rules`` resets them; for Chinchón a stored ``decks`` is dropped when ``seats`` changes (it
+    follows the seats). ``spectators_allowed`` alone may change while playing too; turned off, every
+    spectator socket closes (4403).
 
-    Raises 404, 403 ``not_host``, 409 ``already_started`` (while playing), 400 ``invalid`` naming
+    Raises 404, 403 ``not_host``, 409 ``already_started`` (while playing, but for
+    ``spectators_allowed`` alone), 400 ``invalid`` naming
     ``seats``/``rules.<setting>``/``ranked`` (CPU or guest seated), 409 ``seat_taken`` (fewer seats would
     drop an occupied one).
     """
     room, seats = _lock(code)
     _require_host(room, user)
+    room.spectators_allowed = data.get("spectators_allowed", room.spectators_allowed)
     if room.status == RoomStatus.PLAYING:
+        if set(data) <= {"spectators_allowed"}:
+            _changed(room, "spectators_allowed")
+            return room
         raise ApiError("already_started", "The game is on; change the room after it ends.", 409)
     game = data.get("game", room.game_name)
     auto = data["seats"] == SEATS_AUTO if "seats" in data else room.seats_auto
@@ -249,7 +258,7 @@ def room_update(*, code: str, user, data: dict) -> Room:
     room.cpu_level = data.get("cpu_level", room.cpu_level)
     room.cpu_speed = data.get("cpu_speed", room.cpu_speed)
     _changed(room, "game_name", "seat_count", "seats_auto", "rules", "ranked", "turn_seconds", "cpu_level",
-             "cpu_speed")
+             "cpu_speed", "spectators_allowed")
     return room
 
 
@@ -540,6 +549,39 @@ def room_socket_closed(*, room_id: int, user_id: int, seat: int) -> None:
             _set_connected(room.game_id, row.index, False, user_id)
         if room.status != RoomStatus.CLOSED:
             _changed(room)
+
+
+@transaction.atomic
+def room_spectator_opened(*, room_id: int, user) -> bool:
+    """Count a spectator socket of ``user`` (signed in, without a seat) in ``room_id``. Returns False when
+    the room may not be watched now (closed, not :func:`rooms.selectors.room_watchable`, or the user holds
+    a seat: a player's socket is a seat's). The first socket of a user adds it to the room's
+    ``spectators`` (a ``room`` broadcast)."""
+    room = Room.objects.select_for_update().filter(pk=room_id).exclude(status=RoomStatus.CLOSED).first()
+    if room is None or not selectors.room_watchable(room) or Seat.objects.filter(room=room, user=user).exists():
+        return False
+    row, _ = Spectator.objects.select_for_update().get_or_create(room=room, user=user)
+    row.connections += 1
+    row.save(update_fields=["connections"])
+    if row.connections == 1:
+        _changed(room)
+    return True
+
+
+@transaction.atomic
+def room_spectator_closed(*, room_id: int, user_id: int) -> None:
+    """Uncount a spectator socket; the user's last one removes it from the room's ``spectators``."""
+    room = Room.objects.select_for_update().filter(pk=room_id).first()
+    row = Spectator.objects.select_for_update().filter(room_id=room_id, user_id=user_id).first()
+    if room is None or row is None:
+        return
+    row.connections -= 1
+    if row.connections > 0:
+        row.save(update_fields=["connections"])
+        return
+    row.delete()
+    if room.status != RoomStatus.CLOSED:
+        _changed(room)
 
 
 def _set_connected(game_id: int, seat: int, connected: bool, user_id: int) -> None:

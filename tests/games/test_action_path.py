@@ -165,5 +165,5 @@ async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
         if len(sent) == 2:
             break
         await asyncio.sleep(0.01)
-    assert sorted(g for g, _m in sent) == [f"{game.group}-seat-0", f"{game.group}-seat-1"]
+    assert sorted(g for g, _m in sent) == [f"{game.group}-seat-0", f"{game.group}-seat-1", f"{game.group}-spectators"]
     assert {m["payload"]["view"]["seq"] for _g, m in sent} == {view["seq"] + 1}

@@ -305,10 +305,10 @@ def _reveal_cards(reveal: dict) -> list[str]:
     return out
 
 
-def _unseen(state: dict, seat: int) -> set[str]:
-    """Card codes ``seat`` may not see in ``state`` (stock, face-down card, cards set aside, other hands
-    until a close of this hand shows them), less every code it may see (its hand, the discard pile, the
-    public pick-ups, this hand's reveal): with jokers a code can be both."""
+def _unseen(state: dict, seat: int | None) -> set[str]:
+    """Card codes ``seat`` (``None``: a spectator) may not see in ``state`` (stock, face-down card, cards set
+    aside, other hands until a close of this hand shows them), less every code it may see (its hand, the
+    discard pile, the public pick-ups, this hand's reveal): with jokers a code can be both."""
     hidden = set(state["stock"]) | set(state.get("set_aside") or [])
     if state.get("face_down"):
         hidden.add(state["face_down"])
@@ -318,7 +318,7 @@ def _unseen(state: dict, seat: int) -> set[str]:
         for other, hand in enumerate(state["hands"]):
             if other != seat:
                 hidden.update(hand)
-    seen = set(state["hands"][seat]) | set(state["discard"])
+    seen = (set(state["hands"][seat]) if seat is not None else set()) | set(state["discard"])
     seen |= {p["card"] for p in state.get("pickups") or []}
     if shown:
         seen |= set(_reveal_cards(reveal))
@@ -365,10 +365,15 @@ def _check_logged(ev: dict, seat: int, before: dict, reveals: dict) -> None:
         _check_event(ev, seat, *before[ev["seq"]], reveals)
 
 
-def _check_view(view: dict, seat: int, state: dict, reveals: dict, game) -> None:
+def _check_view(view: dict, seat: int | None, state: dict, reveals: dict, game) -> None:
+    """A seat's view, or a spectator's (``seat`` None: no hand, no card taken, no action)."""
     table = view["table"]
     assert view["you"] == seat
-    assert table["hand"] == sort_cards(state["hands"][seat])
+    if seat is None:
+        assert table["hand"] is None and table["taken_from_discard"] is None, table
+        assert view["legal_actions"] == view["other_actions"] == []
+    else:
+        assert table["hand"] == sort_cards(state["hands"][seat])
     assert table["discard_pile"] == state["discard"]
     leaked = set(_cards_in({**view, "table": {k: v for k, v in table.items() if k != "reveal"}})) & _unseen(state, seat)
     assert not leaked, (seat, leaked, view)
@@ -391,12 +396,20 @@ def test_chinchon_hidden_cards_never_reach_a_seat_in_views_logs_or_socket_messag
     seq each seat's view (service and REST), each socket message and, at the end, each seat's whole log
     (REST, every page) are checked against what that seat could know from the rules: its own hand, the
     discard pile and pick-ups, the reveal of a close (exactly the hands less the face-down card); never the
-    stock, another hand, the face-down card or cards set aside. The seed stays null until the end."""
+    stock, another hand, the face-down card or cards set aside. A spectator (the room lets users watch) is
+    checked the same way on every path — REST view, the spectators' socket messages, the whole log — with
+    no hand of its own. The seed stays null until the end."""
+    from rooms.models import Room, Seat
+
     monkeypatch.setattr("games.engine.rng.new_seed", lambda: bytes([41 + seats]) * 32)
     rng = random.Random(seats)
     users = [UserFactory() for _ in range(seats)]
     clients = [make_client(u) for u in users]
     game = GameFactory(game="chinchon", rules=rules, seats=[human(u) for u in users])
+    room = Room.objects.create(code="WATCH2", host=users[0], game_name="chinchon", seat_count=seats, rules=rules,
+                               status="playing", game=game, spectators_allowed=True)
+    Seat.objects.bulk_create([Seat(room=room, index=i, user=u) for i, u in enumerate(users)])
+    watcher = make_client(UserFactory())
     engine = get_engine("chinchon")
     before = {}  # seq -> (state before it, action, actor)
     reveals: dict[int, Counter] = {}
@@ -407,9 +420,10 @@ def test_chinchon_hidden_cards_never_reach_a_seat_in_views_logs_or_socket_messag
         if step % 3 == 0:  # every seat's service view is in the broadcasts below
             rest = clients[step % seats].get(f"/api/games/{game.pk}").json()
             _check_view(rest, step % seats, state, reveals, game)
-        assert {int(g.rsplit("-", 1)[1]) for g, _ in sent} == set(range(seats))
+            _check_view(watcher.get(f"/api/games/{game.pk}").json(), None, state, reveals, game)
+        assert {g.rsplit("-", 1)[1] for g, _ in sent} == {str(s) for s in range(seats)} | {"spectators"}
         for group, msg in sent:
-            s = int(group.rsplit("-", 1)[1])
+            s = None if group.endswith("-spectators") else int(group.rsplit("-", 1)[1])
             payload = msg["payload"]
             assert payload["view"]["seq"] == game.seq  # on_commit runs at once in these tests
             _check_view(payload["view"], s, state, reveals, game)
@@ -436,7 +450,7 @@ def test_chinchon_hidden_cards_never_reach_a_seat_in_views_logs_or_socket_messag
     assert game.status == "finished" and reveals and (resign is None or resigned_mid_hand)
     final = selectors.game_view(game=game, seat=0)
     assert final["fairness"]["seed"] == bytes(game.seed).hex()
-    for s, client in enumerate(clients):
+    for s, client in [*enumerate(clients), (None, watcher)]:
         after, count = -1, 0
         while True:
             page = client.get(f"/api/games/{game.pk}/log?after={after}").json()

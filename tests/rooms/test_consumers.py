@@ -435,3 +435,68 @@ async def test_room_invite_url_is_the_address_the_socket_came_to(players, settin
     assert (await comm.receive_json_from(timeout=TIMEOUT))["room"]["invite_url"] == (
         f"https://chinchi.example/join/{room.code}")
     await comm.disconnect()
+
+
+# ------------------------------------------------------------------------------------------ spectators
+async def test_spectator_socket_sees_the_spectator_view_and_is_listed(transactional_db):
+    """A spectator's socket (the room lets users watch): listed in the room's ``spectators``, gets the
+    spectator view and public events only, may not chat, and is closed (4403) when watching is turned off."""
+
+    def setup():
+        host, other, watcher = UserFactory(), UserFactory(), UserFactory(display_name="Watcher")
+        room = services.room_create(user=host, game="chinchon", seats=2, spectators_allowed=True)
+        services.room_join(code=room.code, user=other)
+        return room, host, other, watcher
+
+    room, host, other, watcher = await database_sync_to_async(setup)()
+    comm = await _open(room.code, watcher)
+    first = await _until(comm, lambda m: m["type"] == "room" and m["room"]["spectators"])
+    assert first[-1]["room"]["spectators"][0]["display_name"] == "Watcher"
+    await database_sync_to_async(services.room_start)(code=room.code, user=host)
+    got = await _until(comm, lambda m: m["type"] == "game")
+    view = got[-1]["view"]
+    assert view["you"] is None and view["table"]["hand"] is None and view["legal_actions"] == []
+    assert all(e["type"] != "hand" for e in got[-1]["events"])
+    game_id = view["id"]
+
+    def act():
+        from games import selectors
+        from games.models import Game
+
+        game = Game.objects.get(pk=game_id)
+        seat = selectors.game_view(game=game, seat=0)
+        who, v = (host, seat) if seat["legal_actions"] else (other, selectors.game_view(game=game, seat=1))
+        games_services.game_apply_action(game_id=game_id, actor=who, expected_seq=v["seq"],
+                                         action={"type": "draw", "source": "stock"})
+
+    await database_sync_to_async(act)()
+    got = await _until(comm, lambda m: m["type"] == "game" and m["view"]["seq"] == 1)
+    assert got[-1]["view"]["you"] is None and got[-1]["view"]["table"]["hand"] is None
+    assert [e["type"] for e in got[-1]["events"]] == ["draw"]  # not the "drawn" card, which is the drawer's
+    await comm.send_json_to({"type": "chat", "text": "hi"})
+    err = await _until(comm, lambda m: m["type"] == "error")
+    assert err[-1]["code"] == "not_a_player"
+    await database_sync_to_async(services.room_update)(code=room.code, user=host,
+                                                        data={"spectators_allowed": False})
+    assert await _closed_with_after(comm) == 4403
+    spectators = await database_sync_to_async(lambda: list(Room.objects.get(pk=room.pk).spectators.all()))()
+    assert spectators == []
+
+
+async def _closed_with_after(comm) -> int:
+    """The close code, after any messages still queued before it."""
+    for _ in range(20):
+        out = await comm.receive_output(timeout=TIMEOUT)
+        if out["type"] == "websocket.close":
+            return out.get("code")
+    raise AssertionError("not closed")
+
+
+async def test_no_spectator_socket_when_watching_is_off(transactional_db):
+    def setup():
+        host = UserFactory()
+        return services.room_create(user=host, game="chinchirorin", seats=2), UserFactory()
+
+    room, stranger = await database_sync_to_async(setup)()
+    comm = await _open(room.code, stranger)
+    assert await _closed_with(comm) == 4403
