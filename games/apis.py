@@ -3,6 +3,7 @@ change goes through :mod:`games.services`. Errors in the API.md shape (``config.
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -52,6 +53,8 @@ class GameDetailApi(APIView):
                    operation_id="games_view")
     def get(self, request, game_id: int):
         game, seat = _get_seated_or_watching(game_id, request.user)
+        if seat is not None:
+            services.game_note_seen(game_id=game.pk, user=request.user)
         return Response(selectors.game_view(game=game, seat=seat))
 
 
@@ -80,7 +83,21 @@ class GameActionApi(APIView):
         view = services.game_apply_action(game_id=game_id, actor=request.user,
                                           expected_seq=None if seq is _MISSING else seq, action=action,
                                           action_id=action_id)
+        services.game_note_seen(game_id=view["id"], user=request.user, write=False)  # the row: in the action
         return Response(view)
+
+
+class GameHeartbeatApi(APIView):
+    """Presence for a client without a socket: the caller's seat counts as present for 60 s (as any of
+    its requests for the game: view, log, action); only after that does the away grace start. Send one
+    every 20-30 s while the game is on screen."""
+
+    @extend_schema(parameters=[GAME_ID], request=None, responses={204: None, **errors(401, 403, 404)},
+                   operation_id="games_heartbeat")
+    def post(self, request, game_id: int):
+        game, _seat = _get_seated(game_id, request.user)
+        services.game_note_seen(game_id=game.pk, user=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class GameAutoplayApi(APIView):
@@ -108,4 +125,6 @@ class GameLogApi(APIView):
         game, seat = _get_seated_or_watching(game_id, request.user)
         q = LogQuerySerializer(data=request.query_params)
         q.is_valid(raise_exception=True)
+        if seat is not None:
+            services.game_note_seen(game_id=game.pk, user=request.user)
         return Response(selectors.game_log(game=game, seat=seat, after=q.validated_data["after"]))

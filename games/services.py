@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
@@ -54,6 +55,8 @@ CPU_DELAYS = {"fast": 0.5, "normal": 1.5, "slow": 3.0}  # seconds after a window
 OUTAGE_SECONDS = 5.0  # heartbeat older than this when a deadline passed: renew, do not enforce
 STALE_SECONDS = 24 * 3600  # a human awaited this long resigns; a game with no human action is aborted
 EARLY_TOLERANCE = timedelta(milliseconds=50)  # a task may fire this much before its time
+PRESENCE_SECONDS = 60.0  # a player's request for a game (REST) keeps its seat present this long
+PRESENCE_WRITE_SECONDS = 15.0  # the presence of a seat without a socket is written at most this often
 ACTION_ID_MAX = 64
 MAX_STEPS_PER_WINDOW = 4  # a seat's decision in one window is at most this many actions
 BY_PLAYER, BY_TIMEOUT, BY_AWAY, BY_CPU, BY_SYSTEM = "player", "timeout", "away", "cpu", "system"
@@ -555,6 +558,7 @@ def game_apply_action(*, game_id: int, actor, expected_seq: int, action: dict, a
             raise _invalid_action(str(exc)) from exc
         if by == BY_PLAYER:
             _return_seat(ctx, seat)
+            _present_until(ctx, seat, _now())  # in this transaction's one write: no query
             if ctx.presence:
                 _refresh_times(ctx, _now(), False)
         elif by == BY_TIMEOUT:
@@ -567,6 +571,63 @@ def game_apply_action(*, game_id: int, actor, expected_seq: int, action: dict, a
         except IntegrityError as exc:  # the key was used by a transaction the lock waited for, at another seq
             raise ApiError("action_id_reused", "This action_id was used with another body.", 409) from exc
     return view
+
+
+# ------------------------------------------------------------------------- presence without a socket
+def _seen_key(game_id: int, user_id: int) -> str:
+    return f"game-seen:{game_id}:{user_id}"
+
+
+def _present_until(ctx: _Ctx, seat: int, now: datetime) -> None:
+    """A request by ``seat``'s player (REST): with no socket open, its seat stays present until now +
+    ``PRESENCE_SECONDS`` (stored as ``disconnected_at``, from which the away grace counts); the row is
+    marked for the transaction's write only when that moves the end by ``PRESENCE_WRITE_SECONDS`` or more."""
+    gp = ctx.players[seat]
+    if gp.cpu or gp.connected:
+        return
+    until = now + timedelta(seconds=PRESENCE_SECONDS)
+    if gp.disconnected_at is None or gp.disconnected_at <= until - timedelta(seconds=PRESENCE_WRITE_SECONDS):
+        gp.disconnected_at = until
+        ctx.dirty_players.add(seat)
+
+
+def game_note_seen(*, game_id: int, user, write: bool = True) -> None:
+    """Presence for clients without a socket: ``user`` asked for game ``game_id`` (its view, log, an
+    action, or ``POST /api/games/{id}/heartbeat``), so its seat is present for ``PRESENCE_SECONDS`` (60 s);
+    only after that does the away grace (``AWAY_GRACE_SECONDS``) start. The time is kept in the cache
+    (Redis: one write per request, no query) for a socket that closes later; the seat row is written (the
+    game locked: two queries) at most once per ``PRESENCE_WRITE_SECONDS`` per user and game, and only
+    while the seat has no socket. ``write=False``: the cache only (an applied action wrote the row in its
+    own statement). Never raises for a cache outage (then the row is written)."""
+    now = _now()
+    try:
+        cache.set(_seen_key(game_id, user.pk), now.timestamp(), timeout=int(PRESENCE_SECONDS) + 1)
+        if not write or not cache.add(f"{_seen_key(game_id, user.pk)}:w", 1, timeout=PRESENCE_WRITE_SECONDS):
+            return
+    except Exception:  # noqa: BLE001 - presence is best effort: write the row instead
+        log.warning("presence cache unavailable for game %s", game_id, exc_info=True)
+    with transaction.atomic():
+        ctx = _lock_or_none(game_id)
+        if ctx is None or ctx.game.status != Game.PLAYING:
+            return
+        seat = next((s for s, gp in ctx.players.items() if gp.user_id == user.pk and not gp.cpu), None)
+        if seat is None:
+            return
+        _present_until(ctx, seat, now)
+        if ctx.dirty_players:
+            ctx.rearm = False
+            _save(ctx)
+
+
+def _last_seen(game_id: int, user_id: int | None) -> datetime | None:
+    """When ``user_id`` last asked for the game over REST (within ``PRESENCE_SECONDS``), from the cache."""
+    if user_id is None:
+        return None
+    try:
+        at = cache.get(_seen_key(game_id, user_id))
+    except Exception:  # noqa: BLE001 - no cache: as if not seen
+        return None
+    return datetime.fromtimestamp(at, tz=UTC) if isinstance(at, (int, float)) else None
 
 
 def _count_timeout(ctx: _Ctx, seat: int) -> None:
@@ -754,14 +815,18 @@ def game_set_connected(*, game_id: int, seat: int, connected: bool, user_id: int
                 ctx.rearm = True
         else:
             changed = gp.connected
-            gp.connected, gp.disconnected_at = False, now
+            # A request for the game over REST in the last 60 s keeps the seat present until 60 s after it.
+            seen = _last_seen(ctx.game.pk, gp.user_id)
+            until = seen + timedelta(seconds=PRESENCE_SECONDS) if seen is not None else now
+            gp.connected, gp.disconnected_at = False, max(now, until)
         ctx.dirty_players.add(seat)
         if changed:
             ctx.presence.add(seat)
         _save(ctx)
         if not connected and ctx.game.status == Game.PLAYING:
             grace = float(getattr(settings, "AWAY_GRACE_SECONDS", 10.0))
-            game_pk, since, glog = ctx.game.pk, now, _log(ctx.game)
+            game_pk, since, glog = ctx.game.pk, gp.disconnected_at, _log(ctx.game)
+            grace += max(0.0, (since - now).total_seconds())
 
             def arm_away() -> None:
                 from config.celery_app import app
