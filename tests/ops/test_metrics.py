@@ -182,3 +182,25 @@ def test_a_game_log_line_carries_game_id_and_seq_and_json_lines_show_them(settin
     line = json.loads(JsonFormatter(spec["format"], rename_fields=spec["rename_fields"]).format(record))
     assert (line["game_id"], line["seq"], line["level"], line["logger"]) == (game.pk, 0, "WARNING", "games.services")
     assert line["message"].startswith(f"game {game.pk}: deadline missed during an outage")
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_open_sockets_counts_seated_sockets_while_they_are_open():
+    from channels.db import database_sync_to_async
+    from channels.layers import channel_layers
+    from django.db import connections
+
+    from tests.test_fuzz_api import _open, _socket_world
+
+    channel_layers.backends.clear()
+    code, _game_id, keys = await database_sync_to_async(_socket_world)()
+    before = sample("chinchi_open_sockets")
+    first, second = await _open(code, keys[0]), await _open(code, keys[1])
+    assert sample("chinchi_open_sockets") == before + 2
+    await first.disconnect()
+    await second.disconnect()
+    assert sample("chinchi_open_sockets") == before
+    layer = channel_layers.backends.pop("default", None)
+    if layer is not None and hasattr(layer, "close_pools"):
+        await layer.close_pools()
+    await database_sync_to_async(connections.close_all)()
