@@ -448,6 +448,17 @@ function onMessage(msg) {
   } else if (msg.type === "achievement") {
     const name = seatName(msg.seat);
     toast(fmt(gettext("%(name)s earned the achievement “%(achievement)s”."), { name, achievement: msg.achievement.name }));
+  } else if (msg.type === "chat_hidden") {
+    const li = document.querySelector(`#chat-log [data-id="${msg.id}"]`);
+    if (li) li.remove();
+  } else if (msg.type === "room_closed" || msg.type === "kicked") {
+    closeSocket();  // the server closes it too (4404 / 4403): no reconnection
+    S.code = null;
+    toast(msg.type === "kicked" ? gettext("A moderator removed you from this room.")
+                                : msg.detail || gettext("A moderator closed this room."));
+    show("home");
+  } else if (msg.type === "warning") {
+    toast(fmt(gettext("Warning from a moderator: %(detail)s"), { detail: msg.detail }));
   } else if (msg.type === "queue" && msg.status === "matched") {
     enterRoom(msg.room);
   } else if (msg.type === "error") {
@@ -516,9 +527,18 @@ function renderLobby(room, afterGame) {
       h("span", { class: "seat-who", text: who }),
       tags.length ? h("span", { class: "tags", text: tags.join(" · ") }) : null);
     if (isHost() && room.status !== "playing") {
-      if (!seat.user && !seat.cpu && !room.ranked) {
+      const free = !seat.user && !seat.cpu;
+      if ((free && !room.ranked) || seat.cpu) {  // the computer's level, per seat
+        const id = "seat-level-" + seat.index;
+        const levels = S.catalogue ? S.catalogue.cpu_levels : [{ id: room.cpu_level, label: room.cpu_level }];
+        li.appendChild(h("label", { for: id, class: "sr-only",
+          text: fmt(gettext("Computer level in seat %(n)s"), { n: seat.index + 1 }) }));
+        li.appendChild(h("select", { id, onchange: (e) => { if (seat.cpu) roomCall("POST", "/cpu", { seat: seat.index, level: e.target.value }); } },
+          levels.map((l) => h("option", { value: l.id, text: l.label, selected: l.id === (seat.cpu_level || room.cpu_level) }))));
+      }
+      if (free && !room.ranked) {
         li.appendChild(h("button", { type: "button", "data-testid": "add-cpu",
-          onclick: () => roomCall("POST", "/cpu", { seat: seat.index, level: room.cpu_level }),
+          onclick: () => roomCall("POST", "/cpu", { seat: seat.index, level: $("#seat-level-" + seat.index).value }),
           "aria-label": fmt(gettext("Add a computer in seat %(n)s"), { n: seat.index + 1 }) }, gettext("Add computer")));
       } else if (seat.cpu || (seat.user && seat.user.id !== S.me.id)) {
         li.appendChild(h("button", { type: "button", onclick: () => roomCall("DELETE", `/seats/${seat.index}`),
@@ -993,7 +1013,7 @@ function addChat(m, live) {
   let text = m.text || m.emoji || "";
   if (m.phrase) { const p = S.chat && S.chat.phrases.find((x) => x.id === m.phrase); text = p ? p.text : m.phrase; }
   const time = new Date(m.created_at);
-  const li = h("li", { class: "chat-msg" + (m.emoji ? " emoji-msg" : "") },
+  const li = h("li", { class: "chat-msg" + (m.emoji ? " emoji-msg" : ""), "data-id": m.id },
     h("time", { datetime: m.created_at, text: time.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) }),
     h("strong", { text: m.display_name + ": " }), h("span", { class: "chat-text", text }));
   const log = $("#chat-log");
