@@ -81,6 +81,9 @@ def user_register(*, username: str, password: str, display_name: str, guest: Use
 def user_login(*, username: str, password: str, request=None) -> tuple[User, str]:
     """Check the credentials; returns (user, token key). Raises 400 ``invalid`` on bad credentials, 403
     ``banned`` / ``suspended`` (with ``until``) for the right credentials of a sanctioned user."""
+    # Usernames are unique whatever their case (a database constraint): log in by the stored spelling.
+    stored = User.objects.filter(username__iexact=username).values_list("username", flat=True).first()
+    username = stored or username
     user = authenticate(request, username=username, password=password)
     if user is None:
         inactive = User.objects.filter(username=username, is_active=False).first()

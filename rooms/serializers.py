@@ -192,6 +192,17 @@ class RoomCreateSerializer(serializers.Serializer):
     spectators_allowed = StrictBooleanField(required=False, help_text="Let users with the code watch "
                                             "(default false; never while a ranked game is in progress).")
 
+    def to_internal_value(self, data):
+        """Refuse a key that is not a field of the body (400 ``invalid`` naming it) rather than ignore it: a
+        game setting sent beside ``rules`` (``{"preset": "traditional"}``) would otherwise be dropped and
+        the room made with the default rules."""
+        if isinstance(data, dict):
+            unknown = sorted(str(k) for k in data if k not in self.fields)
+            if unknown:
+                raise serializers.ValidationError({
+                    k: [gettext_lazy("Unknown field; game settings go inside \"rules\".")] for k in unknown})
+        return super().to_internal_value(data)
+
 
 class RoomUpdateSerializer(RoomCreateSerializer):
     """Body of ``PATCH /api/rooms/{code}``: any fields of the create body."""

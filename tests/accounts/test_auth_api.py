@@ -96,6 +96,17 @@ def test_register_refuses_reserved_and_bad_usernames(api):
         assert "username" in res.json()["fields"]
 
 
+def test_login_takes_the_username_in_any_case(api):
+    """Usernames are unique whatever their case, so "KENJI" names the account "kenji" (phones capitalise)."""
+    api.post("/api/auth/register", {"username": "kenji", "password": PASSWORD, "display_name": "Kenji"},
+             format="json")
+    res = api.post("/api/auth/login", {"username": "KENJI", "password": PASSWORD}, format="json")
+    assert res.status_code == 200, res.json()
+    assert res.json()["user"]["username"] == "kenji"
+    res = api.post("/api/auth/login", {"username": "KENJI", "password": "nope"}, format="json")
+    assert res.status_code == 400
+
+
 def test_login_wrong_password(api, user):
     res = api.post("/api/auth/login", {"username": user.username, "password": "nope"}, format="json")
     assert res.status_code == 400

@@ -77,6 +77,8 @@ def test_create_needs_authentication(api):
     ({"game": "chinchirorin", "rules": {"colour": "red"}}, "rules.colour"),
     ({"game": "chinchon", "rules": {"preset": "texas"}}, "rules.preset"),
     ({"game": "chinchon", "rules": {"close_limit": 4}}, "rules.close_limit"),
+    ({"game": "chinchon", "seats": 2, "preset": "traditional"}, "preset"),  # a setting outside "rules"
+    ({"game": "chinchirorin", "colour": "red"}, "colour"),
 ])
 def test_create_refuses_a_bad_field_naming_it(host, body, field):
     res = host.post("/api/rooms", body, format="json")
@@ -554,3 +556,12 @@ def test_room_for_the_ranked_queue_is_started_with_everyone_seated(db):
     with pytest.raises(ValueError):
         services.room_create_ranked_for_queue(game="chinchon", seats=3, users=users[:2])
     assert re.fullmatch(r"[A-Z2-9]{6}", room.code)
+
+
+def test_update_refuses_an_unknown_field_and_changes_nothing(host):
+    code = host.post("/api/rooms", {"game": "chinchon", "seats": 2}, format="json").json()["code"]
+    res = host.patch(f"/api/rooms/{code}", {"seats": 3, "preset": "wild_ace"}, format="json")
+    assert res.status_code == 400
+    assert res.json()["fields"] == {"preset": ["Unknown field; game settings go inside \"rules\"."]}
+    room = Room.objects.get(code=code)
+    assert room.seat_count == 2
