@@ -1,29 +1,34 @@
 """Server benchmark (on demand; not collected by pytest): the whole service on this machine under N
-concurrent games played by scripted clients.
+concurrent games played by scripted clients, side by side with a bare ``GET /api/me`` load, in one run.
 
-    .venv/bin/python bench/bench_server.py --games 8 --game chinchirorin|chinchon|both
+    .venv/bin/python bench/bench_server.py --games 16,64 --game chinchirorin|chinchon|both
+    .venv/bin/python bench/bench_server.py --games 16 --servers 2 --workers 1 --celery-workers 2
 
 What it does, in order (every process it starts is stopped on exit, also on Ctrl-C, SIGTERM or error):
 
 1. Creates its own PostgreSQL database (``--db``, default ``chinchi_bench`` on 127.0.0.1:5432, user
    postgres, trust auth; dropped at the end unless ``--keep-db``), empties its own Redis database
    (``--redis``, default ``redis://127.0.0.1:6379/9``; emptied again at the end), migrates.
-2. Starts uvicorn (``--workers``, default 2; uvloop + httptools, no access log) on a free loopback port, a
-   Celery worker (``--celery-concurrency``, default 1) and Celery beat, all with ``config.settings.local``,
-   ``DEBUG=false``, ``LOG_LEVEL=WARNING`` and ``THROTTLE_GUEST`` raised so guests can be made in bulk; waits
-   for ``/healthz`` to answer ok.
-3. For each game asked: N rooms of 2-4 seats (``--seats``, cycled over the rooms), every seat a scripted
+2. Starts ``--servers`` uvicorn servers (default 1; ``--workers`` processes each, default 2; uvloop +
+   httptools, no access log) on free loopback ports, ``--celery-workers`` Celery workers
+   (``--celery-concurrency`` each) and Celery beat, all with ``config.settings.local``, ``DEBUG=false``,
+   ``LOG_LEVEL=WARNING``, ``THROTTLE_GUEST`` raised so guests can be made in bulk and ``CHANNEL_LAYER`` from
+   ``--channel-layer``; waits for every server's ``/healthz`` to answer ok.
+3. For each N of ``--games``: ``GET /api/me`` by ``--get-concurrency`` keep-alive clients for
+   ``--get-seconds`` (requests/s and the web processes' CPU per request), then for each game asked N rooms
+   of 2-4 seats (``--seats``, cycled over the rooms; a room every ``--ramp`` s), every seat a scripted
    client (guest made over HTTP, its own WebSocket) of :mod:`rooms.demo_client` (``play_game``: actions
    chosen among ``legal_actions``, ``409 stale_seq`` retried with the body's view); no CPU seats,
-   ``turn_seconds`` null, so the service is measured, not the bots. The N games are played concurrently
-   in one asyncio process (uvloop). The demo client is reused as it is; this script only times it: its
-   ``httpx.AsyncClient`` is replaced by a subclass that times ``POST /api/games/{id}/actions`` and its
-   socket reader sees the sockets through a proxy that stamps each ``game`` message's arrival.
+   ``turn_seconds`` null, so the service is measured, not the bots. Seat i of a game plays through server
+   i mod ``--servers``. The N games are played concurrently in one asyncio process (uvloop). The demo
+   client is reused as it is; this script only times it: its ``httpx.AsyncClient`` is replaced by a
+   subclass that times ``POST /api/games/{id}/actions`` and its socket reader sees the sockets through a
+   proxy that stamps each ``game`` message's arrival (its view's seq and the seqs of its events).
    Measured: actions applied per second (applied actions / time from the first action POST sent to the
    last one answered), and for every applied action the latency from sending its POST to the moment
-   EVERY seat's socket has received the ``game`` message with that ``seq`` (p50/p95/p99/max); an action
-   some seat never saw on its socket (the consumer never sends a seq older than one it already sent; the
-   layer may drop) is counted as ``missed``. Also the server's CPU (uvicorn processes) per action.
+   EVERY seat's socket has that ``seq`` (p50/p95/p99/max); an action some seat never got on its socket is
+   counted as ``missed``. Also the web servers' CPU per action. A last GET phase closes the run; the
+   ratios actions/s ÷ GET/s and CPU per action ÷ CPU per GET are printed.
 4. Database queries per action, in this process against the same database: one whole game per seat count
    in ``--query-seats`` (default 2 and 4) played through Django's test ``Client`` (the real URL, auth,
    API and service), each ``POST .../actions`` inside ``CaptureQueriesContext`` and, nested, each
@@ -255,6 +260,8 @@ def bench_env(args) -> dict:
     })
     if args.conn_max_age is not None:
         env["CONN_MAX_AGE"] = str(args.conn_max_age)
+    if args.channel_layer:
+        env["CHANNEL_LAYER"] = args.channel_layer
     return env
 
 
@@ -276,23 +283,36 @@ def wait_healthy(url: str, stack: Stack, timeout: float = 60.0) -> None:
     raise RuntimeError(f"the stack did not become healthy in {timeout:.0f} s: {last}")
 
 
-def start_stack(args, env: dict, logdir: Path) -> tuple[Stack, str]:
-    port = free_port()
+def start_stack(args, env: dict, logdir: Path) -> tuple[Stack, list[str]]:
+    """``--servers`` uvicorn servers (``--workers`` processes each) on free ports, ``--celery-workers``
+    Celery worker instances and beat. Returns the stack and the servers' base URLs."""
     stack = Stack(env, logdir)
+    servers = []
     try:
-        stack.start("web", [str(BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1", "--port",
-                            str(port), "--workers", str(args.workers), "--lifespan", "off", "--loop", "uvloop",
-                            "--http", "httptools", "--no-access-log", "--log-level", "warning"])
-        stack.start("worker", [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
-                               "--concurrency", str(args.celery_concurrency), "-n", f"bench-{port}@%h"])
+        for i in range(args.servers):
+            port = free_port()
+            stack.start(f"web{i}", [str(BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1",
+                                    "--port", str(port), "--workers", str(args.workers), "--lifespan", "off",
+                                    "--loop", "uvloop", "--http", "httptools", "--no-access-log",
+                                    "--log-level", "warning"])
+            servers.append(f"http://127.0.0.1:{port}")
+        for i in range(args.celery_workers):
+            stack.start(f"worker{i}", [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
+                                       "--concurrency", str(args.celery_concurrency), "-n",
+                                       f"bench-{servers[0].rsplit(':', 1)[1]}-{i}@%h"])
         stack.start("beat", [str(BIN / "celery"), "-A", "config", "beat", "--loglevel", "WARNING",
                              "--schedule", str(logdir / "celerybeat-schedule")])
-        server = f"http://127.0.0.1:{port}"
-        wait_healthy(f"{server}/healthz", stack)
+        for server in servers:
+            wait_healthy(f"{server}/healthz", stack)
     except BaseException:
         stack.stop()
         raise
-    return stack, server
+    return stack, servers
+
+
+def web_cpu(stack: Stack) -> float:
+    """CPU seconds used so far by every web server process (all uvicorn process groups)."""
+    return sum(_proc_cpu_seconds(proc.pid) for name, proc in stack.children if name.startswith("web"))
 
 
 # ------------------------------------------------------------------------------- timed clients
@@ -313,7 +333,10 @@ class Recorder:
             return
         if msg.get("type") == "game" and msg.get("view"):
             view = msg["view"]
-            self.arrivals[view["id"]][key].setdefault(view["seq"], t)
+            got = self.arrivals[view["id"]][key]
+            got.setdefault(view["seq"], t)
+            for ev in msg.get("events") or []:  # a message may carry the events of seqs before its view's
+                got.setdefault(ev.get("seq"), t)
 
 
 REC = Recorder()
@@ -321,7 +344,7 @@ REC = Recorder()
 
 def install_timing() -> None:
     """Time :mod:`rooms.demo_client` without changing its play: a timing ``httpx.AsyncClient``, a socket
-    proxy that stamps arrivals, and a seat that, once its game is over, waits (≤ 2 s) for its own socket
+    proxy that stamps arrivals, and a seat that, once its game is over, waits (≤ 10 s) for its own socket
     to deliver the final seq before the client closes it."""
     import httpx
 
@@ -364,7 +387,7 @@ def install_timing() -> None:
     async def play_then_drain(client, http, game_id, rng, changed):
         await play_seat(client, http, game_id, rng, changed)
         final = client.view["seq"]
-        end = time.perf_counter() + 2.0
+        end = time.perf_counter() + 10.0
         while final not in REC.arrivals[game_id][client.token] and time.perf_counter() < end:
             await asyncio.sleep(0.01)
 
@@ -373,32 +396,79 @@ def install_timing() -> None:
     demo_client._play_seat = play_then_drain
 
 
-async def play_phase(server: str, game: str, n: int, seats_cycle: list[int], timeout: float, seed: int,
-                     rules: dict) -> dict:
+async def play_phase(servers: list[str], game: str, n: int, seats_cycle: list[int], timeout: float, seed: int,
+                     rules: dict, ramp: float = 0.0) -> dict:
     from rooms.demo_client import play_game
 
     seats = [seats_cycle[i % len(seats_cycle)] for i in range(n)]
-    results = await asyncio.gather(*(play_game(server, game=game, seats=s, rules=rules, seed=seed + i, timeout=timeout)
-                                     for i, s in enumerate(seats)), return_exceptions=True)
+
+    async def one(i: int, s: int) -> dict:
+        await asyncio.sleep(i * ramp)  # games join in turn: sign-ups and handshakes do not all collide
+        # Each room is made on the servers in turn; its seats are split over every server (seat i: server i).
+        k = i % len(servers)
+        return await play_game(servers[k], game=game, seats=s, rules=rules, seed=seed + i, timeout=timeout,
+                               servers=servers[k:] + servers[:k])
+
+    results = await asyncio.gather(*(one(i, s) for i, s in enumerate(seats)), return_exceptions=True)
     return {"seats": seats, "results": results}
 
 
-def run_phase(server: str, stack: Stack, game: str, args) -> dict:
-    REC.posts.clear()
-    REC.arrivals.clear()
-    REC.refused.clear()
-    web_pgid = stack.pid("web")
-    cpu0, client0, wall0 = _proc_cpu_seconds(web_pgid), time.process_time(), time.perf_counter()
-    load0 = os.getloadavg()[0]
-    coro = play_phase(server, game, args.games, args.seats, args.timeout, args.seed, args.rules[game])
+def _run(coro):
     try:
         import uvloop
 
-        phase = uvloop.run(coro)
+        return uvloop.run(coro)
     except ImportError:
-        phase = asyncio.run(coro)
+        return asyncio.run(coro)
+
+
+async def _hammer_me(servers: list[str], token: str, seconds: float, concurrency: int) -> tuple[int, int]:
+    """``concurrency`` clients (keep-alive) each sending ``GET /api/me`` in a loop for ``seconds``, spread
+    over the servers. Returns (answered 200, other answers)."""
+    import httpx
+
+    ok = bad = 0
+    end = time.perf_counter() + seconds
+
+    async def one(i: int) -> None:
+        nonlocal ok, bad
+        async with httpx.AsyncClient(base_url=servers[i % len(servers)], timeout=30,
+                                     headers={"Authorization": f"Token {token}"}) as http:
+            while time.perf_counter() < end:
+                res = await http.get("/api/me")
+                if res.status_code == 200:
+                    ok += 1
+                else:
+                    bad += 1
+
+    await asyncio.gather(*(one(i) for i in range(concurrency)))
+    return ok, bad
+
+
+def run_get_phase(servers: list[str], stack: Stack, args) -> dict:
+    """Bare authenticated ``GET /api/me``: requests/s and the web servers' CPU per request."""
+    import httpx
+
+    token = httpx.post(f"{servers[0]}/api/auth/guest", json={"display_name": "Bench GET"}, timeout=30).json()["token"]
+    cpu0, wall0, load0 = web_cpu(stack), time.perf_counter(), os.getloadavg()[0]
+    ok, bad = _run(_hammer_me(servers, token, args.get_seconds, args.get_concurrency))
     wall = time.perf_counter() - wall0
-    server_cpu, client_cpu = _proc_cpu_seconds(web_pgid) - cpu0, time.process_time() - client0
+    cpu = web_cpu(stack) - cpu0
+    stack.check_alive()
+    return {"requests": ok, "errors": bad, "wall": wall, "rate": ok / wall, "server_cpu": cpu,
+            "cpu_per_request": cpu / max(1, ok), "load": (load0, os.getloadavg()[0])}
+
+
+def run_phase(servers: list[str], stack: Stack, game: str, n: int, args) -> dict:
+    REC.posts.clear()
+    REC.arrivals.clear()
+    REC.refused.clear()
+    cpu0, client0, wall0 = web_cpu(stack), time.process_time(), time.perf_counter()
+    load0 = os.getloadavg()[0]
+    coro = play_phase(servers, game, n, args.seats, args.timeout, args.seed, args.rules[game], args.ramp)
+    phase = _run(coro)
+    wall = time.perf_counter() - wall0
+    server_cpu, client_cpu = web_cpu(stack) - cpu0, time.process_time() - client0
     stack.check_alive()
     ok = [r for r in phase["results"] if isinstance(r, dict)]
     failed = [r for r in phase["results"] if not isinstance(r, dict)]
@@ -413,7 +483,7 @@ def run_phase(server: str, stack: Stack, game: str, args) -> dict:
     span = (max(p[3] for p in posts) - min(p[2] for p in posts)) if posts else float("nan")
     applied_server = sum(r["seq"] for r in ok)
     return {
-        "game": game, "n": args.games, "seats": phase["seats"], "finished": len(ok), "failed": len(failed),
+        "game": game, "n": n, "seats": phase["seats"], "finished": len(ok), "failed": len(failed),
         "actions": len(posts), "server_seq_total": applied_server, "span": span, "wall": wall,
         "rate": len(posts) / span if posts else 0.0, "latency": summarize(lat), "http": summarize(http),
         "missed": missed, "refused": dict(REC.refused), "server_cpu": server_cpu, "client_cpu": client_cpu,
@@ -503,6 +573,25 @@ def ms(x: float) -> str:
     return "–" if x != x else f"{x * 1000:.0f}" if x >= 0.1 else f"{x * 1000:.1f}"
 
 
+def report_get(gets: list[dict]) -> str:
+    rows = [[f"{g['rate']:.0f}", g["requests"], g["errors"], f"{g['cpu_per_request'] * 1000:.2f}",
+             f"{g['load'][0]:.1f}→{g['load'][1]:.1f}"] for g in gets]
+    return table(["GET /api/me req/s", "requests", "errors", "server CPU ms/GET", "load"], rows)
+
+
+def report_ratios(phases: list[dict], gets: list[dict]) -> str:
+    """actions/s ÷ GET/s and CPU per action ÷ CPU per GET (the GET figures averaged over the run's GET phases)."""
+    if not gets:
+        return ""
+    get_rate = sum(g["rate"] for g in gets) / len(gets)
+    get_cpu = sum(g["cpu_per_request"] for g in gets) / len(gets)
+    rows = [[p["game"], p["n"], f"{p['rate']:.1f}", f"{get_rate:.0f}", f"{p['rate'] / get_rate:.2f}",
+             f"{p['server_cpu'] * 1000 / max(1, p['actions']):.2f}", f"{get_cpu * 1000:.2f}",
+             f"{p['server_cpu'] / max(1, p['actions']) / get_cpu:.2f}"] for p in phases]
+    return table(["game", "N", "actions/s", "GET/s", "actions/s ÷ GET/s", "CPU ms/action", "CPU ms/GET",
+                  "CPU action ÷ GET"], rows)
+
+
 def report_phases(phases: list[dict], args) -> str:
     headers = ["game", "N", "seats", "finished", "actions", "actions/s", "p50 ms", "p95 ms", "p99 ms", "max ms",
                "missed", "HTTP p50 ms", "409/4xx", "server CPU ms/action", "load"]
@@ -552,11 +641,18 @@ def report_queries(samples: list[dict]) -> str:
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", type=int, default=4, help="N concurrent games per game type (default 4)")
+    ap.add_argument("--games", default="16,64", help="N concurrent games per game type, a phase per N (default 16,64)")
     ap.add_argument("--game", choices=[*GAMES, "both"], default="both")
     ap.add_argument("--seats", default="4,3,2", help="seats per room, cycled over the N rooms (default 4,3,2)")
-    ap.add_argument("--workers", type=int, default=2, help="uvicorn worker processes (default 2)")
-    ap.add_argument("--celery-concurrency", type=int, default=1, help="Celery worker processes (default 1)")
+    ap.add_argument("--workers", type=int, default=2, help="uvicorn worker processes per server (default 2)")
+    ap.add_argument("--servers", type=int, default=1,
+                    help="uvicorn servers on their own ports; each game's seats are split over them (default 1)")
+    ap.add_argument("--celery-workers", type=int, default=1, help="Celery worker instances (default 1)")
+    ap.add_argument("--celery-concurrency", type=int, default=1, help="processes per Celery worker (default 1)")
+    ap.add_argument("--channel-layer", choices=["pubsub", "core"], help="CHANNEL_LAYER (default: the service's)")
+    ap.add_argument("--ramp", type=float, default=0.1, help="seconds between the starts of two games (default 0.1)")
+    ap.add_argument("--get-seconds", type=float, default=10.0, help="seconds of GET /api/me load (0 skips)")
+    ap.add_argument("--get-concurrency", type=int, default=16, help="concurrent GET /api/me clients (default 16)")
     ap.add_argument("--timeout", type=float, default=110.0, help="seconds per game phase (default 110)")
     ap.add_argument("--chinchirorin-rules", default="{}", help="room settings, JSON (default: the defaults)")
     ap.add_argument("--chinchon-rules", default="{}", help='room settings, JSON (e.g. \'{"elimination": 50}\')')
@@ -571,6 +667,7 @@ def parse_args(argv=None):
     ap.add_argument("--json", help="also write the figures to this file")
     args = ap.parse_args(argv)
     args.seats = [int(s) for s in args.seats.split(",") if s]
+    args.games = [int(n) for n in str(args.games).split(",") if n]
     args.query_seats = [int(s) for s in args.query_seats.split(",") if s]
     args.rules = {"chinchirorin": json.loads(args.chinchirorin_rules), "chinchon": json.loads(args.chinchon_rules)}
     if not re.fullmatch(r"\w+", args.db):
@@ -592,7 +689,7 @@ def main(argv=None) -> int:
     env = bench_env(args)
     stack = None
     created = False
-    phases, samples = [], []
+    phases, samples, gets = [], [], []
     logdir = Path(tempfile.mkdtemp(prefix="chinchi-bench-"))
     try:
         log(f"database {args.db}, redis {args.redis}, logs in {logdir}")
@@ -600,16 +697,24 @@ def main(argv=None) -> int:
         created = True
         flush_redis(args.redis)
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
-        stack, server = start_stack(args, env, logdir)
-        log(f"ready at {server}: uvicorn ×{args.workers}, celery worker ×{args.celery_concurrency}, beat")
+        stack, servers = start_stack(args, env, logdir)
+        log(f"ready at {', '.join(servers)}: uvicorn ×{args.workers} each, celery worker ×{args.celery_workers} "
+            f"(concurrency {args.celery_concurrency}), beat")
         if not args.no_load:
             install_timing()
-            for game in games:
-                log(f"{game}: {args.games} concurrent games, seats {args.seats}, rules {args.rules[game] or 'default'}")
-                phase = run_phase(server, stack, game, args)
-                phases.append(phase)
-                log(f"{game}: {phase['actions']} actions in {phase['span']:.1f} s ({phase['rate']:.1f}/s), "
-                    f"fan-out p50 {ms(phase['latency']['p50'])} ms p99 {ms(phase['latency']['p99'])} ms")
+            for n in args.games:
+                if args.get_seconds > 0:
+                    gets.append(run_get_phase(servers, stack, args))
+                    log(f"GET /api/me: {gets[-1]['rate']:.0f}/s, {gets[-1]['cpu_per_request'] * 1000:.2f} ms CPU each")
+                for game in games:
+                    log(f"{game}: {n} concurrent games, seats {args.seats}, rules {args.rules[game] or 'default'}")
+                    phase = run_phase(servers, stack, game, n, args)
+                    phases.append(phase)
+                    log(f"{game}: {phase['actions']} actions in {phase['span']:.1f} s ({phase['rate']:.1f}/s), "
+                        f"fan-out p50 {ms(phase['latency']['p50'])} ms p99 {ms(phase['latency']['p99'])} ms, "
+                        f"missed {phase['missed']}")
+            if args.get_seconds > 0:
+                gets.append(run_get_phase(servers, stack, args))
         if args.query_seats:
             setup_django(env)
             for game in games:
@@ -640,8 +745,16 @@ def main(argv=None) -> int:
             except Exception as exc:  # noqa: BLE001
                 log(f"could not drop {args.db}: {exc}")
     print()
-    print(f"Machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; uvicorn workers {args.workers}, "
-          f"celery concurrency {args.celery_concurrency}; CONN_MAX_AGE {args.conn_max_age or 'default (0)'}; seats cycled {args.seats}; no CPU seats, turn_seconds null")
+    print(f"Machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; {args.servers} server(s) × uvicorn "
+          f"workers {args.workers}, {args.celery_workers} celery worker(s) × concurrency {args.celery_concurrency}; "
+          f"CHANNEL_LAYER {args.channel_layer or 'default'}; CONN_MAX_AGE {args.conn_max_age or 'default (0)'}; "
+          f"seats cycled {args.seats}; no CPU seats, turn_seconds null")
+    if gets:
+        print(report_get(gets))
+        print()
+    if phases and gets:
+        print(report_ratios(phases, gets))
+        print()
     if phases:
         print(report_phases(phases, args))
         for p in phases:
@@ -652,7 +765,7 @@ def main(argv=None) -> int:
         print()
         print(report_queries(samples))
     if args.json:
-        Path(args.json).write_text(json.dumps({"phases": phases, "queries": query_summary(samples)}, indent=1,
+        Path(args.json).write_text(json.dumps({"gets": gets, "phases": phases, "queries": query_summary(samples)}, indent=1,
                                               default=str))
     return 0 if all(p["failed"] == 0 for p in phases) else 1
 

@@ -143,19 +143,23 @@ async def _play_seat(client: SeatClient, http: httpx.AsyncClient, game_id: int, 
 
 
 async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | None = None,
-                    tokens: list[str] | None = None, seed: int = 0, timeout: float = 600.0) -> dict:
+                    tokens: list[str] | None = None, seed: int = 0, timeout: float = 600.0,
+                    servers: list[str] | None = None) -> dict:
     """Play one whole game of ``game`` with ``seats`` client seats and return a summary.
 
     ``tokens``: the players' tokens in seat order (default: new guests); the first creates the room and
-    hosts. Returns ``{"game_id", "room", "game", "result", "seq", "actions", "retries", "messages",
+    hosts. ``servers``: base URLs of several servers of one service; seat ``i`` plays (its socket and its
+    actions) through ``servers[i % len(servers)]`` (default: all through ``server``). Returns ``{"game_id", "room", "game", "result", "seq", "actions", "retries", "messages",
     "players": [{seat, display_name}]}`` (``seq`` = the game's applied actions, ``messages`` = socket
     messages received by all seats). Raises :class:`DemoError` or ``TimeoutError``.
     """
     server = server.rstrip("/")
-    async with httpx.AsyncClient(base_url=server, timeout=30) as http:
+    servers = [s.rstrip("/") for s in servers or [server]]
+    async with contextlib.AsyncExitStack() as https, httpx.AsyncClient(base_url=server, timeout=30) as http:
+        seat_http = {s: await https.enter_async_context(httpx.AsyncClient(base_url=s, timeout=30)) for s in servers}
         if tokens is None:
             tokens = [await new_guest(http, f"Demo {i + 1}") for i in range(seats)]
-        clients = [SeatClient(server=server, token=t) for t in tokens]
+        clients = [SeatClient(server=servers[i % len(servers)], token=t) for i, t in enumerate(tokens)]
         host = clients[0]
         room = await _check(await http.post("/api/rooms", headers=host.headers,
                                             json={"game": game, "seats": seats, "rules": rules or {}}), 201)
@@ -177,7 +181,7 @@ async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | Non
             for i, c in enumerate(clients):
                 c.seat = i  # the host sits in seat 0 and each joiner takes the lowest free seat
                 rng = random.Random(f"{seed}:{i}")
-                tasks.append(asyncio.create_task(_play_seat(c, http, game_id, rng, events[i])))
+                tasks.append(asyncio.create_task(_play_seat(c, seat_http[c.server], game_id, rng, events[i])))
             players = tasks[2 * len(clients):]
             try:
                 await asyncio.wait_for(asyncio.gather(*players), timeout)

@@ -12,6 +12,7 @@ No ``.env`` file is read: the environment is the process's own. ``.env`` is dock
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -176,8 +177,17 @@ CACHES = {
     }
 }
 
+# The channel layer (README "Architecture"): ``pubsub`` (default) is channels-redis' Redis pub/sub layer:
+# one PUBLISH per group message, pushed to every server process subscribed to the group, no per-channel
+# queues to fill or expire; ``core`` is its list-based layer (per-channel queues, capacity and expiry).
+CHANNEL_LAYER = env("CHANNEL_LAYER", default="pubsub")
+if CHANNEL_LAYER not in ("pubsub", "core"):
+    raise ImproperlyConfigured("CHANNEL_LAYER must be pubsub or core")
 CHANNEL_LAYERS = {
     "default": {
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "CONFIG": {"hosts": [REDIS_URL]},
+    } if CHANNEL_LAYER == "pubsub" else {
         "BACKEND": "channels_redis.core.RedisChannelLayer",
         "CONFIG": {"hosts": [REDIS_URL], "capacity": 1000, "expiry": 30},
     }
