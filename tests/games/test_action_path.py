@@ -66,6 +66,13 @@ def _random(view, rng):
 
 
 @pytest.fixture(autouse=True)
+def fixed_seed(monkeypatch):
+    """Every game here deals from one fixed seed: the games below reach a step-down and a re-entry offer
+    within their steps (a random deal may end first)."""
+    monkeypatch.setattr("games.engine.rng.new_seed", lambda: bytes(range(32)))
+
+
+@pytest.fixture(autouse=True)
 def rating_enqueued(monkeypatch):
     """The ranking receiver only enqueues ``rate_game`` (a worker runs it): recorded, not run eagerly."""
     queued = []
