@@ -9,6 +9,8 @@
   paid into the pot.
 """
 
+from games.engine import chinchon
+
 START_GRANT = 500
 DAILY_TOP_UP = 100
-STAKES = (0, 10, 25, 50, 100)
+STAKES = chinchon.STAKES

@@ -98,8 +98,8 @@ def game_view(*, game: Game, user=None, seat: int | None = None, players: list[G
     shown = names_told_apart({row["seat"]: row["display_name"] for row in out_players if row["seat"] in humans})
     for row in out_players:
         row["display_name"] = shown.get(row["seat"], row["display_name"])
-    if game.status == Game.ABORTED:
-        result = {"standing": [], "reason": "aborted"}
+    if game.status == Game.ABORTED:  # the stored result may add the refunded pot
+        result = game.result or {"standing": [], "reason": "aborted"}
     else:
         result = game.result if game.result is not None else ev.get("result")
     awaiting = list(ev.get("awaiting", [])) if playing else []

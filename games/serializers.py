@@ -15,8 +15,10 @@ EVENT_TYPES = sorted({
     # chinchón
     "mano", "deal", "turn", "draw", "drawn", "restock", "discard", "close", "reveal", "score", "out",
     "reentry_offer", "reenter", "resign", "game_end",
+    # chinchón with a stake (coins)
+    "stake", "reentry_paid", "pot_won",
     # the service
-    "game_aborted",
+    "game_aborted", "pot_refunded",
 })
 
 
@@ -77,10 +79,25 @@ class StandingSerializer(serializers.Serializer):
     score = serializers.IntegerField(required=False)
 
 
+class SeatCoinsSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    coins = serializers.IntegerField()
+
+
+class ResultPotSerializer(serializers.Serializer):
+    """A staked game's pot: ``total`` coins; ``payouts`` (finished: the best-placed stakers' shares) or
+    ``refunds`` (aborted: what each seat had paid in, given back)."""
+
+    total = serializers.IntegerField()
+    payouts = SeatCoinsSerializer(many=True, required=False)
+    refunds = SeatCoinsSerializer(many=True, required=False)
+
+
 class ResultSerializer(serializers.Serializer):
     standing = StandingSerializer(many=True)
     reason = serializers.ChoiceField(choices=["rounds_complete", "zero_points", "last_seat", "chinchon",
                                               "all_out", "resignations", "aborted"])
+    pot = ResultPotSerializer(required=False, help_text="Only in a game with a stake (coins).")
 
 
 class ActionBodySerializer(serializers.Serializer):
@@ -102,7 +119,8 @@ class GameViewSerializer(serializers.Serializer):
     awaiting = serializers.ListField(child=serializers.IntegerField())
     deadline = serializers.DateTimeField(allow_null=True)
     players = PlayerSerializer(many=True)
-    table = serializers.DictField(help_text="Per game: see API.md \"table\".")
+    table = serializers.DictField(help_text="Per game: see API.md \"table\"; a staked Chinchón game adds "
+                                            "pot {stake, total, stakers} (coins).")
     legal_actions = ActionBodySerializer(many=True)
     other_actions = ActionBodySerializer(many=True)
     fairness = FairnessSerializer()

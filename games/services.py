@@ -31,6 +31,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
+from coins import game_coins
 from config import metrics
 from config.audit import audit_record
 from config.errors import ApiError
@@ -227,7 +228,8 @@ def _transition(ctx: _Ctx, seat: int | None, action: dict, by: str, user=None, a
     now = now or _now()
     game = ctx.game
     new_seq = game.seq + 1
-    new_state, events = ctx.engine.apply(ctx.state, seat, action, rngmod.rng_for_seq(bytes(game.seed), new_seq))
+    state_in = game_coins.game_prepare(engine=ctx.engine, state=ctx.state, players=ctx.players)
+    new_state, events = ctx.engine.apply(state_in, seat, action, rngmod.rng_for_seq(bytes(game.seed), new_seq))
     old_window = game.window
     ctx.state = new_state
     game.state = ctx.engine.to_dict(new_state)
@@ -244,6 +246,7 @@ def _transition(ctx: _Ctx, seat: int | None, action: dict, by: str, user=None, a
     row = GameAction(game=game, seq=new_seq, seat=seat, by=by, user=user, action=action, events=events,
                      action_id=action_id)
     ctx.new_actions.append(row)
+    game_coins.game_coins_post(game=game, players=ctx.players, seq=new_seq, events=events)
     ctx.seqs[new_seq] = (by, events)
     ctx.views.clear()  # views built for the previous state are stale
     ctx.applied.append(by)
@@ -456,7 +459,9 @@ def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int |
     Makes a secret seed (``rng.new_seed``), the initial state with ``rng_for_seq(seed, 0)``, the log row of
     seq 0, the first window's deadline/due time; after commit arms the timers and broadcasts.
     Raises 400 ``invalid`` (``fields``: ``rules.<setting>`` or ``seats`` / ``turn_seconds`` / ``cpu_speed`` /
-    ``game``).
+    ``game``); with a ``stake``, 409 ``insufficient_coins`` / ``stakes_friends_only`` before anything is
+    created or charged (:func:`coins.game_coins.game_stakes_check`), and each human seat pays the stake in
+    the same transaction as the creation.
     """
     if game not in GAMES:
         raise ApiError("invalid", f"Unknown game {game!r}.", 400, fields={"game": ["Unknown game."]})
@@ -474,6 +479,10 @@ def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int |
         raise ApiError("invalid", f"{name}: {exc.message}", 400, fields={name: [exc.message]}) from exc
     seed = rngmod.new_seed()
     state, events = engine.initial_state(rules_obj, len(seats), rngmod.rng_for_seq(seed, 0))
+    stakers = game_coins.game_stakes_check(rules_obj=rules_obj, seats=seats, ranked=ranked)
+    if stakers:  # a staked game: the pot comes first (coins/game_coins.py)
+        state, stake_events = engine.stake(state, stakers)
+        events = stake_events + events
     now = _now()
     with transaction.atomic():
         g = Game.objects.create(game=game, rules=engine.rules_to_dict(rules_obj), state=engine.to_dict(state),
@@ -487,6 +496,7 @@ def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int |
                                                    cpu_level=(s.get("cpu_level") or "normal") if cpu else None,
                                                    connected=not cpu and bool(s.get("connected")))
         GameAction.objects.create(game=g, seq=0, seat=None, by=BY_SYSTEM, action={"type": "start"}, events=events)
+        game_coins.game_coins_post(game=g, players=players, seq=0, events=events)
         ctx = _Ctx(game=g, engine=engine, state=state, players=players)
         ctx.seqs[0] = (BY_SYSTEM, events)
         outcome = engine.outcome(state)
@@ -944,7 +954,8 @@ def _set_left(game_id: int, user, left: bool, kicked: bool = False) -> int | Non
 def game_abort(*, game_id: int, reason: str) -> bool:
     """Abort a playing game, unrated: status ``aborted``, result ``{standing: [], reason: "aborted"}``,
     the seed revealed; one log row (``by`` system, ``action`` ``{"type": "abort", "reason"}``, public event
-    ``game_aborted``) so seq moves on. After commit: broadcasts and ``game_finished`` (receivers check the
+    ``game_aborted``; in a staked game also ``pot_refunded {refunds: [{seat, coins}]}`` and the result's ``pot
+    {total, refunds}``, every coin paid into the pot given back) so seq moves on. After commit: broadcasts and ``game_finished`` (receivers check the
     status). Locks the game. Returns False if it was not playing."""
     now = _now()
     with transaction.atomic():
@@ -960,6 +971,10 @@ def game_abort(*, game_id: int, reason: str) -> bool:
         game.finished_at = now
         game.deadline = game.bot_due_at = None
         events = [{"type": "game_aborted", "audience": "all", "reason": str(reason)[:64]}]
+        refunds = game_coins.game_refund(game=game, players=ctx.players)
+        if refunds:  # a staked game: every stake and re-entry paid goes back (coins/game_coins.py)
+            game.result["pot"] = {"total": sum(r["coins"] for r in refunds), "refunds": refunds}
+            events.append({"type": "pot_refunded", "audience": "all", "refunds": refunds})
         ctx.new_actions.append(GameAction(game=game, seq=game.seq, seat=None, by=BY_SYSTEM,
                                           action={"type": "abort", "reason": str(reason)[:64]}, events=events))
         ctx.seqs[game.seq] = (BY_SYSTEM, events)

@@ -47,7 +47,7 @@ STATUS_OF = {
     "not_found": 404, "method_not_allowed": 405, "too_large": 413, "unsupported_media_type": 415,
     "stale_seq": 409, "not_your_turn": 409, "game_over": 409, "room_full": 409, "already_started": 409,
     "seats_not_filled": 409, "seat_taken": 409, "cpu_not_allowed": 409, "action_id_reused": 409,
-    "throttled": 429, "insufficient_coins": 409, "daily_grant_unavailable": 409,
+    "throttled": 429, "insufficient_coins": 409, "daily_grant_unavailable": 409, "stakes_friends_only": 409,
 }
 
 

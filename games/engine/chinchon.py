@@ -36,6 +36,23 @@ the drawer; a card from the stock), ``restock {stock_size}``, ``discard {seat, c
 (the face-down card is never shown), ``reveal {hand_number, closer, seats}``, ``score {hand_number,
 closer, kind, deltas, scores}``, ``out {seat, score}``, ``reentry_offer {seats, score}``,
 ``reenter {seat, accept}``, ``resign {seat}``, ``game_end {standing, reason}``.
+
+**Coins** (only with ``stake`` > 0; with ``stake`` 0 none of this exists and nothing changes). The pot is
+in-game coins; the wallets live outside the engine, which only reports the movements as events:
+
+- at the start the host calls :func:`stake` with the seats that pay (its human seats): the state gains
+  ``pot`` (coins), ``stakers`` [seat] and ``solvent`` [seat]; event ``stake {seats, amount, pot}``
+  (seed 002: "before each game, each player adds the agreed amount into the pot");
+- re-entry costs the stake (seed 002 "putting the agreed amount back into the pot"; seed 003 "if they pay
+  the necessary coins"): offers go only to seats in both ``stakers`` and ``solvent`` (the host refreshes
+  ``solvent`` with :func:`set_solvent` before a transition that may open offers, see
+  :func:`solvency_needed`); an accepted offer pays at once: event ``reentry_paid {seat, amount, pot}``
+  right after ``reenter``. A seat that accepted and then resigns before the window closes does not
+  re-enter; its coins stay in the pot;
+- at the end the best-placed stakers share the pot (seed 002 "the winner ... takes the pot"; CPU seats
+  never stake nor win): ``pot // n`` each, the remainder one coin each to the sharers in seat order;
+  event ``pot_won {pot, payouts: [{seat, coins}]}`` before ``game_end``, and the result gains ``pot
+  {total, payouts}``.
 """
 
 from __future__ import annotations
@@ -68,6 +85,9 @@ NAME = "chinchon"
 
 STANDARD, TRADITIONAL, WILD_ACE = "standard", "traditional", "wild_ace"
 PRESET_NAMES = (STANDARD, TRADITIONAL, WILD_ACE)
+STAKES = (0, 10, 25, 50, 100)
+"""The values of the ``stake`` setting: coins each human seat puts into the pot at the start (0: no pot);
+a re-entry costs the same."""
 
 PRESET_TABLE: tuple[Preset, ...] = (
     Preset(
@@ -288,6 +308,17 @@ SETTINGS: tuple[Setting, ...] = (
         ),
         presets={TRADITIONAL: "unlimited", WILD_ACE: "unlimited"},
     ),
+    Setting(
+        "stake",
+        CHOICE,
+        0,
+        gettext_noop("Stake"),
+        gettext_noop(
+            "Coins each player puts into the pot before the game (0: no pot); the winner takes the pot, and "
+            "re-entering costs the same into the pot. CPU seats neither pay nor win"
+        ),
+        choices=tuple(Choice(v, gettext_noop("No stake") if v == 0 else str(v)) for v in STAKES),
+    ),
 )
 """Every Chinchón setting but ``preset`` (rules/chinchon.md "Settings" and "Presets"), in API order."""
 
@@ -323,6 +354,7 @@ class Rules:
     layoff_onto: str
     elimination: int
     reentry: str
+    stake: int = 0  # a default: states stored before the setting existed read as no stake
 
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -838,7 +870,7 @@ def _close(s: State, seat: int, card: str, rng, events: list[Event]) -> None:
         return
     offered = []
     if r.reentry != "off" and s["seats"] >= 3:
-        offered = [p for p in went_out if r.reentry == "unlimited" or s["reentries"][p] < 1]
+        offered = [p for p in went_out if (r.reentry == "unlimited" or s["reentries"][p] < 1) and _may_pay(s, p)]
     if offered:
         s["phase"] = "reentry"
         s["offers"] = {str(p): None for p in offered}
@@ -872,6 +904,10 @@ def _answer_offer(s: State, seat: int, accept: bool, rng, events: list[Event]) -
     s["offers"][str(seat)] = accept
     s["awaiting"] = [p for p in s["awaiting"] if p != seat]
     events.append(event("reenter", seat=seat, accept=accept))
+    cost = rules_of(s).stake
+    if accept and cost:
+        s["pot"] += cost
+        events.append(event("reentry_paid", seat=seat, amount=cost, pot=s["pot"]))
     _maybe_close_offers(s, rng, events)
 
 
@@ -932,7 +968,71 @@ def _finish(s: State, winner: int, reason: str, events: list[Event]) -> None:
     s["turn"] = None
     s["offers"] = {}
     s["result"] = {"standing": standing, "reason": reason}
+    if rules_of(s).stake:
+        payouts = pot_payouts(s["pot"], standing, s["stakers"])
+        s["result"]["pot"] = {"total": s["pot"], "payouts": payouts}
+        events.append(event("pot_won", pot=s["pot"], payouts=copy_json(payouts)))
     events.append(event("game_end", standing=copy_json(standing), reason=reason))
+
+
+# ----------------------------------------------------------------------------------------------- coins
+
+
+def stake(state: State, seats: list[int]) -> tuple[State, list[Event]]:
+    """At the start: each of ``seats`` (the host's paying seats: its human ones) puts the stake into the
+    pot. Returns ``(new state, [stake {seats, amount, pot}])``; with ``stake`` 0 the state unchanged and
+    no event. Never mutates ``state``. Raises ``InvalidAction`` for a seat not at the table."""
+    amount = rules_of(state).stake
+    if not amount:
+        return state, []
+    seats = sorted(set(seats))
+    if not all(_is_seat(state, p) for p in seats):
+        raise InvalidAction(f"no such seats: {seats!r}")
+    s = dict(state)
+    s["stakers"] = seats
+    s["solvent"] = list(seats)
+    s["pot"] = amount * len(seats)
+    return s, [event("stake", seats=list(seats), amount=amount, pot=s["pot"])]
+
+
+def solvency_needed(state: State) -> int:
+    """The coins a re-entry would cost when a transition from ``state`` may open re-entry offers (a
+    staked game in its ``discard`` phase whose rules offer re-entry), else 0: the host then refreshes
+    :func:`set_solvent` before applying it."""
+    r = rules_of(state)
+    if not r.stake or r.reentry == "off" or state["seats"] < 3 or state["phase"] != "discard":
+        return 0
+    return r.stake
+
+
+def set_solvent(state: State, seats: list[int]) -> State:
+    """A copy of ``state`` whose ``solvent`` seats (those that can pay a re-entry now) are ``seats``.
+    ``state`` itself when the game has no stake."""
+    if not rules_of(state).stake:
+        return state
+    return {**state, "solvent": sorted(set(seats))}
+
+
+def _may_pay(s: State, seat: int) -> bool:
+    """Whether ``seat`` may be offered re-entry as far as coins go: always with no stake; else a seat that
+    staked and can pay."""
+    if not rules_of(s).stake:
+        return True
+    return seat in s["stakers"] and seat in s["solvent"]
+
+
+def pot_payouts(pot: int, standing: list[dict], stakers: list[int]) -> list[dict]:
+    """How ``pot`` coins go: the stakers with the best place in ``standing`` share it, ``pot // n`` each,
+    and the remainder one coin each to the sharers in seat order. ``[{seat, coins}]`` in seat order
+    (``[]`` with no staker or an empty pot). E.g. pot 100, three sharers: seats 34, 33, 33."""
+    places = {row["seat"]: row["place"] for row in standing}
+    ranked = [p for p in stakers if p in places]
+    if not pot or not ranked:
+        return []
+    best = min(places[p] for p in ranked)
+    sharers = sorted(p for p in ranked if places[p] == best)
+    share, rest = divmod(pot, len(sharers))
+    return [{"seat": p, "coins": share + (1 if i < rest else 0)} for i, p in enumerate(sharers)]
 
 
 # ------------------------------------------------------------------------------------------------ view
@@ -951,13 +1051,14 @@ def view_for(state: State, seat: int | None) -> dict:
     "scores": {seat: points}, "mano",
     "hand_number", "first_round_complete", "reveal": {"hand_number", "closer", "seats": {seat: {"melds",
     "loose", "laid_off": [{"card", "onto": {"seat", "meld"}}], "points", "kind"?}}} | None (from a close
-    until the next close)}, "result"}``. Never the stock's order, another seat's hand, the face-down card
+    until the next close), "pot": {"stake", "total", "stakers": [seat]} (only in a staked game: coins each
+    staker put in, coins in the pot now, the seats that staked)}, "result"}``. Never the stock's order, another seat's hand, the face-down card
     or cards set aside. A fresh copy.
     """
     own = _is_seat(state, seat)
     aw = sorted(state["awaiting"])
     n = state["seats"]
-    return {
+    view = {
         "phase": state["phase"],
         "awaiting": aw,
         "turn": aw[0] if len(aw) == 1 else None,
@@ -984,3 +1085,7 @@ def view_for(state: State, seat: int | None) -> dict:
         },
         "result": copy_json(state["result"]),
     }
+    amount = rules_of(state).stake
+    if amount:
+        view["table"]["pot"] = {"stake": amount, "total": state["pot"], "stakers": list(state["stakers"])}
+    return view

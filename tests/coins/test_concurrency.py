@@ -50,3 +50,54 @@ def test_concurrent_keyed_movements_post_once():
     results = run_together(*[lambda: services.wallet_move(user_id=user.pk, amount=7, reason="pot", key="pot:1")] * 6)
     assert sum(isinstance(r, LedgerEntry) for r in results) == 1
     assert Wallet.objects.get(pk=user.pk).balance == 507
+
+
+# ------------------------------------------------------------------ the pot under concurrent finishes
+def _about_to_win():
+    """A 2-seat staked (25) game rigged so that seat 0's close ends it: seat 1 goes out (95 + 40 > 100)."""
+    from games import services as games_services
+    from tests.coins.test_stakes import rig_game
+    from tests.games.engine.test_chinchon_game import EXAMPLE7, LOSER, rig
+    from tests.games.factories import GameFactory, human
+
+    a, b = UserFactory(), UserFactory()
+    game = GameFactory(game="chinchon", rules={"stake": 25}, seats=[human(a), human(b)])
+    rig_game(game, rig({"stake": 25}, 2, [EXAMPLE7, LOSER], ["3E"], ["11O"], scores=[40, 95]))
+    games_services.game_apply_action(game_id=game.pk, actor=a, expected_seq=0,
+                                     action={"type": "draw", "source": "stock"})
+    return game, a, b
+
+
+def test_a_finish_racing_an_abort_and_itself_pays_once():
+    from games import services as games_services
+
+    game, a, b = _about_to_win()
+    close = {"type": "close", "card": "11O"}
+    results = run_together(
+        lambda: games_services.game_apply_action(game_id=game.pk, actor=a, expected_seq=1, action=close),
+        lambda: games_services.game_apply_action(game_id=game.pk, actor=a, expected_seq=1, action=close),
+        lambda: games_services.game_abort(game_id=game.pk, reason="race"),
+    )
+    game.refresh_from_db()
+    rows = LedgerEntry.objects.filter(game=game)
+    pots, refunds = rows.filter(reason="pot").count(), rows.filter(reason="refund").count()
+    if game.status == "finished":  # the close came first: the abort found nothing to do
+        assert (pots, refunds) == (1, 0) and results[2] is False
+        assert (Wallet.objects.get(pk=a.pk).balance, Wallet.objects.get(pk=b.pk).balance) == (525, 475)
+    else:  # the abort came first: both closes are game_over
+        assert (pots, refunds) == (0, 2)
+        assert [getattr(r, "error_code", None) for r in results[:2]] == ["game_over", "game_over"]
+    assert Wallet.objects.get(pk=a.pk).balance + Wallet.objects.get(pk=b.pk).balance == 1000
+
+
+def test_concurrent_postings_of_one_pot_pay_once():
+    from coins.game_coins import game_coins_post
+    from games.models import GamePlayer
+
+    game, a, b = _about_to_win()
+    players = {p.seat: p for p in GamePlayer.objects.filter(game=game)}
+    event = {"type": "pot_won", "pot": 50, "payouts": [{"seat": 0, "coins": 30}, {"seat": 1, "coins": 20}]}
+    results = run_together(*[lambda: game_coins_post(game=game, players=players, seq=9, events=[event])] * 5)
+    assert results == [None] * 5
+    assert (Wallet.objects.get(pk=a.pk).balance, Wallet.objects.get(pk=b.pk).balance) == (505, 495)
+    assert LedgerEntry.objects.filter(game=game, reason="pot").count() == 2
