@@ -2,7 +2,6 @@
 game begins, the pot to the winner, refunds on abort, ranked stakes among friends, paid re-entry in the
 action's transaction, and a whole staked game played over the REST API."""
 
-import random
 
 import pytest
 from django.db.models import Sum
