@@ -212,3 +212,16 @@ def test_a_whole_staked_game_over_the_api(make_client, monkeypatch):
             break
         after = page["next_after"]
     assert kinds[0] == "stake" and kinds.count("reentry_paid") == 2 and kinds[-2:] == ["pot_won", "game_end"]
+
+
+def test_the_stake_setting_is_in_the_catalogue_and_validated(api, make_client):
+    games = api.get("/api/games/catalogue").json()["games"]
+    chinchon = next(g for g in games if g["id"] == "chinchon")
+    stake = next(s for s in chinchon["settings"] if s["name"] == "stake")
+    assert (stake["type"], stake["default"]) == ("choice", 0)
+    assert stake["presets"] == {"standard": 0, "traditional": 0, "wild_ace": 0}
+    assert [c["value"] for c in stake["choices"]] == [0, 10, 25, 50, 100]
+    dice = next(g for g in games if g["id"] == "chinchirorin")
+    assert all(s["name"] != "stake" for s in dice["settings"])
+    res = make_client(UserFactory()).post("/api/rooms", {"game": "chinchon", "rules": {"stake": 30}}, format="json")
+    assert res.status_code == 400 and "rules.stake" in res.json()["fields"]
