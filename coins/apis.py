@@ -10,6 +10,8 @@ from rest_framework.views import APIView
 
 from coins import rules, selectors, services
 from coins.serializers import (
+    ChallengeClaimSerializer,
+    ChallengesSerializer,
     DailyClaimSerializer,
     DailyGrantSerializer,
     LedgerEntrySerializer,
@@ -59,3 +61,23 @@ class WalletDailyApi(APIView):
         wallet = selectors.wallet_of(user_id=request.user.pk)
         body = {"balance": wallet.balance, "daily_grant": selectors.daily_grant_status(wallet=wallet), "entry": entry}
         return Response(DailyClaimSerializer(body).data, status=201)
+
+
+class ChallengesApi(APIView):
+    """The daily and weekly challenges active now, with the caller's progress."""
+
+    @extend_schema(responses={200: ChallengesSerializer, **errors(401)}, operation_id="challenges_list")
+    def get(self, request):
+        return Response(ChallengesSerializer({"challenges": selectors.challenge_rows(user_id=request.user.pk)}).data)
+
+
+class ChallengeClaimApi(APIView):
+    """Claim a completed challenge's reward (coins and XP), once per period."""
+
+    @extend_schema(request=None, responses={
+        201: ChallengeClaimSerializer,
+        **errors(401, 404, s409="challenge_not_completed / challenge_claimed")}, operation_id="challenges_claim")
+    def post(self, request, challenge_id: str):
+        row, entry = services.challenge_claim(user_id=request.user.pk, challenge_id=challenge_id)
+        body = {"challenge": row, "balance": entry.balance_after, "entry": entry}
+        return Response(ChallengeClaimSerializer(body).data, status=201)

@@ -15,6 +15,7 @@ from itertools import combinations
 
 from django.db import transaction
 from django.db.models import Sum
+from django.utils.translation import gettext
 
 from coins import selectors
 from coins.models import LedgerEntry
@@ -43,12 +44,14 @@ def game_stakes_check(*, rules_obj, seats: list[dict], ranked: bool) -> list[int
 
         friends = {uid: friend_ids(uid) for uid in humans.values()}
         if any(b not in friends[a] for a, b in combinations(humans.values(), 2)):
-            raise ApiError("stakes_friends_only", "Ranked games may be played for a stake only among friends.", 409)
+            raise ApiError("stakes_friends_only",
+                           gettext("Ranked games may be played for a stake only among friends."), 409)
     held = selectors.balances(user_ids=list(humans.values()))
     short = sorted(seat for seat, uid in humans.items() if held[uid] < amount)
     if short:
-        raise InsufficientCoins(f"The stake is {amount} coins; seat(s) {', '.join(map(str, short))} cannot pay it.",
-                                needed=amount, seats=short)
+        detail = gettext("The stake is {amount} coins; seats that cannot pay it: {seats}.").format(
+            amount=amount, seats=", ".join(map(str, short)))
+        raise InsufficientCoins(detail, needed=amount, seats=short)
     return sorted(humans)
 
 

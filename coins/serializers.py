@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from coins import challenges
 from coins.models import LedgerEntry
 from config.timefmt import DateTimeMsField
 
@@ -52,4 +53,43 @@ class DailyClaimSerializer(serializers.Serializer):
 
     balance = serializers.IntegerField()
     daily_grant = DailyGrantSerializer()
+    entry = LedgerEntrySerializer()
+
+
+class RewardSerializer(serializers.Serializer):
+    coins = serializers.IntegerField()
+    xp = serializers.IntegerField()
+
+
+class ChallengeSerializer(serializers.Serializer):
+    """One active challenge with the caller's progress: ``progress`` of ``target`` in ``metric`` counted from
+    the caller's finished games of ``game`` between ``starts_at`` and ``ends_at``; ``claimed`` once its
+    reward was taken."""
+
+    id = serializers.CharField()
+    game = serializers.ChoiceField(choices=["chinchirorin", "chinchon"])
+    period = serializers.ChoiceField(choices=["daily", "weekly"])
+    name = serializers.CharField()
+    description = serializers.CharField()
+    metric = serializers.ChoiceField(choices=list(challenges.METRICS))
+    target = serializers.IntegerField()
+    progress = serializers.IntegerField()
+    completed = serializers.BooleanField()
+    claimed = serializers.BooleanField()
+    reward = RewardSerializer()
+    starts_at = DateTimeMsField()
+    ends_at = DateTimeMsField()
+
+
+class ChallengesSerializer(serializers.Serializer):
+    """``GET /api/challenges``: ``{challenges: [...]}`` (per game: its daily ones, then its weekly one)."""
+
+    challenges = ChallengeSerializer(many=True)
+
+
+class ChallengeClaimSerializer(serializers.Serializer):
+    """``POST /api/challenges/{id}/claim``: ``{challenge, balance, entry}``."""
+
+    challenge = ChallengeSerializer()
+    balance = serializers.IntegerField()
     entry = LedgerEntrySerializer()

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from coins import rules
 from coins.models import LedgerEntry, Wallet
@@ -66,7 +67,8 @@ def _post(wallet: Wallet, amount: int, reason: str, *, key: str | None = None, g
         return None
     after = wallet.balance + amount
     if after < 0:
-        raise InsufficientCoins(f"{abs(amount)} coins are needed; the wallet holds {wallet.balance}.",
+        raise InsufficientCoins(gettext("{needed} coins are needed; the wallet holds {balance}.").format(
+                                    needed=abs(amount), balance=wallet.balance),
                                 needed=abs(amount), balance=wallet.balance)
     entry = LedgerEntry.objects.create(wallet=wallet, amount=amount, balance_after=after, reason=reason, key=key,
                                        game_id=game_id, challenge=challenge, note=note, created_by=by)
@@ -110,9 +112,37 @@ def wallet_claim_daily(*, user_id: int, now: datetime | None = None) -> LedgerEn
     with transaction.atomic():
         wallet = lock_wallets([user_id])[user_id]
         if LedgerEntry.objects.filter(wallet=wallet, key=key).exists():
-            raise ApiError("daily_grant_unavailable", "Today's grant was already claimed; come back tomorrow (UTC).",
-                           409)
+            raise ApiError("daily_grant_unavailable",
+                           gettext("Today's grant was already claimed; come back tomorrow (UTC)."), 409)
         if wallet.balance >= rules.DAILY_TOP_UP:
             raise ApiError("daily_grant_unavailable",
-                           f"The daily grant tops up wallets holding fewer than {rules.DAILY_TOP_UP} coins.", 409)
+                           gettext("The daily grant tops up wallets holding fewer than {amount} coins.").format(
+                               amount=rules.DAILY_TOP_UP), 409)
         return _post(wallet, rules.DAILY_TOP_UP - wallet.balance, Reason.DAILY_GRANT, key=key)
+
+
+# ------------------------------------------------------------------------------------------- challenges
+def challenge_claim(*, user_id: int, challenge_id: str, now: datetime | None = None) -> tuple[dict, LedgerEntry]:
+    """Claim an active, completed challenge's reward once per period: its coins (reason ``challenge``,
+    key ``challenge:<id>:<period key>``) and its XP (``ranking.services.xp_grant``, reason ``challenge``,
+    ref ``<id>:<period key>``), in one transaction. Returns ``(the challenge's progress row, the ledger
+    row)``. Raises 404 ``not_found`` (not a challenge active now), 409 ``challenge_not_completed``, 409
+    ``challenge_claimed`` (nothing done)."""
+    from coins.selectors import challenge_rows
+    from ranking.services import xp_grant
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        wallet = lock_wallets([user_id])[user_id]  # claims of one user are serialized here
+        row = next((r for r in challenge_rows(user_id=user_id, now=now) if r["id"] == challenge_id), None)
+        if row is None:
+            raise ApiError("not_found", gettext("No such challenge is active now."), 404)
+        if row["claimed"]:
+            raise ApiError("challenge_claimed", gettext("This challenge's reward was already claimed."), 409)
+        if not row["completed"]:
+            raise ApiError("challenge_not_completed",
+                           gettext("Not completed yet: {progress} of {target}.").format(**row), 409)
+        entry = _post(wallet, row["reward"]["coins"], Reason.CHALLENGE, key=row["claim_key"], challenge=challenge_id)
+        xp_grant(user_id=user_id, amount=row["reward"]["xp"], reason="challenge", ref=f"{challenge_id}:{row['period_key']}")
+    row["claimed"] = True
+    return row, entry

@@ -48,6 +48,7 @@ STATUS_OF = {
     "stale_seq": 409, "not_your_turn": 409, "game_over": 409, "room_full": 409, "already_started": 409,
     "seats_not_filled": 409, "seat_taken": 409, "cpu_not_allowed": 409, "action_id_reused": 409,
     "throttled": 429, "insufficient_coins": 409, "daily_grant_unavailable": 409, "stakes_friends_only": 409,
+    "challenge_claimed": 409, "challenge_not_completed": 409,
 }
 
 
@@ -202,7 +203,9 @@ ENDPOINTS = [
     ("GET", "/api/leaderboard{query}"), ("GET", "/api/users/{user}/stats"),
     ("GET", "/api/users/{user}/achievements"),
     ("GET", "/api/me/wallet{query}"), ("POST", "/api/me/wallet/daily"),
+    ("GET", "/api/challenges"), ("POST", "/api/challenges/{challenge}/claim"),
 ]
+CHALLENGE_IDS = ["chinchon.daily.games_3", "chinchirorin.weekly.pinzoro_1", "nope", "%00", "x" * 200, "..", "%2F"]
 QUERY_KEYS = ["after", "before", "page", "page_size", "game", "scope", "user_id", "token", "format"]
 QUERY_VALUES = ["abc", "-1", "-2", "0", "1", "10", "99999999999999999999", "9223372036854775808", "1e3",
                 "1.5", "", "%00", "%ED%A0%80", "chinchon", "chinchirorin", "all", "friends", "zzz",
@@ -218,7 +221,7 @@ def requests(draw, world):
     path = template.format(
         code=draw(st.sampled_from(world.codes)), game=draw(st.sampled_from(world.game_ids)),
         user=draw(st.sampled_from(world.user_ids)), index=draw(st.sampled_from([0, 1, 3, 4, 99, 2**63])),
-        query=draw(queries),
+        query=draw(queries), challenge=draw(st.sampled_from(CHALLENGE_IDS)),
     )
     who = draw(st.sampled_from(list(world.clients)))
     body = draw(st.one_of(st.none(), bodies))
