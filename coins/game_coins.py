@@ -106,4 +106,5 @@ def game_refund(*, game, players: dict) -> list[dict]:
         for uid in sorted(paid):
             _post(wallets[uid], paid[uid], Reason.REFUND, key=f"refund:{game.pk}", game_id=game.pk)
     seats = {gp.user_id: seat for seat, gp in players.items() if not gp.cpu}
-    return sorted(({"seat": seats.get(uid), "coins": paid[uid]} for uid in paid), key=lambda r: (r["seat"] is None, r["seat"] or 0))
+    return sorted(({"seat": seats.get(uid), "coins": coins} for uid, coins in paid.items()),
+                  key=lambda r: (r["seat"] is None, r["seat"] or 0))

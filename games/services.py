@@ -954,9 +954,10 @@ def _set_left(game_id: int, user, left: bool, kicked: bool = False) -> int | Non
 def game_abort(*, game_id: int, reason: str) -> bool:
     """Abort a playing game, unrated: status ``aborted``, result ``{standing: [], reason: "aborted"}``,
     the seed revealed; one log row (``by`` system, ``action`` ``{"type": "abort", "reason"}``, public event
-    ``game_aborted``; in a staked game also ``pot_refunded {refunds: [{seat, coins}]}`` and the result's ``pot
-    {total, refunds}``, every coin paid into the pot given back) so seq moves on. After commit: broadcasts and ``game_finished`` (receivers check the
-    status). Locks the game. Returns False if it was not playing."""
+    ``game_aborted``; in a staked game also ``pot_refunded {refunds: [{seat, coins}]}`` and the result's
+    ``pot {total, refunds}``: every coin paid into the pot goes back) so seq moves on. After commit:
+    broadcasts and ``game_finished`` (receivers check the status). Locks the game. Returns False if it was
+    not playing."""
     now = _now()
     with transaction.atomic():
         ctx = _lock_or_none(game_id)

@@ -41,8 +41,9 @@ closer, kind, deltas, scores}``, ``out {seat, score}``, ``reentry_offer {seats, 
 in-game coins; the wallets live outside the engine, which only reports the movements as events:
 
 - at the start the host calls :func:`stake` with the seats that pay (its human seats): the state gains
-  ``pot`` (coins), ``stakers`` [seat] and ``solvent`` [seat]; event ``stake {seats, amount, pot}``
-  (seed 002: "before each game, each player adds the agreed amount into the pot");
+  ``pot`` (coins), ``stakers`` [seat] and ``solvent`` [seat] (absent: 0 and no seat, e.g. a table of CPUs
+  only); event ``stake {seats, amount, pot}`` (seed 002: "before each game, each player adds the agreed
+  amount into the pot");
 - re-entry costs the stake (seed 002 "putting the agreed amount back into the pot"; seed 003 "if they pay
   the necessary coins"): offers go only to seats in both ``stakers`` and ``solvent`` (the host refreshes
   ``solvent`` with :func:`set_solvent` before a transition that may open offers, see
@@ -906,7 +907,7 @@ def _answer_offer(s: State, seat: int, accept: bool, rng, events: list[Event]) -
     events.append(event("reenter", seat=seat, accept=accept))
     cost = rules_of(s).stake
     if accept and cost:
-        s["pot"] += cost
+        s["pot"] = s.get("pot", 0) + cost
         events.append(event("reentry_paid", seat=seat, amount=cost, pot=s["pot"]))
     _maybe_close_offers(s, rng, events)
 
@@ -969,9 +970,10 @@ def _finish(s: State, winner: int, reason: str, events: list[Event]) -> None:
     s["offers"] = {}
     s["result"] = {"standing": standing, "reason": reason}
     if rules_of(s).stake:
-        payouts = pot_payouts(s["pot"], standing, s["stakers"])
-        s["result"]["pot"] = {"total": s["pot"], "payouts": payouts}
-        events.append(event("pot_won", pot=s["pot"], payouts=copy_json(payouts)))
+        pot = s.get("pot", 0)
+        payouts = pot_payouts(pot, standing, s.get("stakers", []))
+        s["result"]["pot"] = {"total": pot, "payouts": payouts}
+        events.append(event("pot_won", pot=pot, payouts=copy_json(payouts)))
     events.append(event("game_end", standing=copy_json(standing), reason=reason))
 
 
@@ -1018,7 +1020,7 @@ def _may_pay(s: State, seat: int) -> bool:
     staked and can pay."""
     if not rules_of(s).stake:
         return True
-    return seat in s["stakers"] and seat in s["solvent"]
+    return seat in s.get("stakers", ()) and seat in s.get("solvent", ())
 
 
 def pot_payouts(pot: int, standing: list[dict], stakers: list[int]) -> list[dict]:
@@ -1052,8 +1054,8 @@ def view_for(state: State, seat: int | None) -> dict:
     "hand_number", "first_round_complete", "reveal": {"hand_number", "closer", "seats": {seat: {"melds",
     "loose", "laid_off": [{"card", "onto": {"seat", "meld"}}], "points", "kind"?}}} | None (from a close
     until the next close), "pot": {"stake", "total", "stakers": [seat]} (only in a staked game: coins each
-    staker put in, coins in the pot now, the seats that staked)}, "result"}``. Never the stock's order, another seat's hand, the face-down card
-    or cards set aside. A fresh copy.
+    staker put in, coins in the pot now, the seats that staked)}, "result"}``. Never the stock's order,
+    another seat's hand, the face-down card or cards set aside. A fresh copy.
     """
     own = _is_seat(state, seat)
     aw = sorted(state["awaiting"])
@@ -1087,5 +1089,5 @@ def view_for(state: State, seat: int | None) -> dict:
     }
     amount = rules_of(state).stake
     if amount:
-        view["table"]["pot"] = {"stake": amount, "total": state["pot"], "stakers": list(state["stakers"])}
+        view["table"]["pot"] = {"stake": amount, "total": state.get("pot", 0), "stakers": list(state.get("stakers", []))}
     return view

@@ -105,3 +105,11 @@ def test_the_winner_takes_the_pot():
 def test_pot_payouts(pot, places, stakers, expected):
     standing = [{"seat": s, "place": p, "score": 0} for s, p in places.items()]
     assert C.pot_payouts(pot, standing, stakers) == [{"seat": s, "coins": c} for s, c in expected]
+
+
+def test_a_staked_table_of_cpus_only_has_an_empty_pot():
+    s = rig({"stake": 25}, 2, [EXAMPLE7, LOSER], ["3E"], ["11O"], scores=[40, 95])  # stake() never called
+    assert C.view_for(s, None)["table"]["pot"] == {"stake": 25, "total": 0, "stakers": []}
+    s, _ = play(s, 0, {"type": "draw", "source": "stock"})
+    s, ev = play(s, 0, {"type": "close", "card": "11O"})
+    assert C.outcome(s)["pot"] == {"total": 0, "payouts": []}
