@@ -44,7 +44,7 @@ PAGE_PARAMS = [OpenApiParameter("page", OpenApiTypes.INT, required=False, descri
 class WalletApi(APIView):
     """The caller's wallet: balance, the daily grant's status, the stake values, a page of the ledger."""
 
-    @extend_schema(parameters=PAGE_PARAMS, responses={200: WalletSerializer, **errors(401, 404)},
+    @extend_schema(parameters=PAGE_PARAMS, responses={200: WalletSerializer, **errors(401, 403, 404)},
                    operation_id="me_wallet")
     def get(self, request):
         return Response(_wallet_body(request, self))
@@ -54,7 +54,7 @@ class WalletDailyApi(APIView):
     """Claim the daily grant: tops the wallet up to the daily amount, once per UTC day."""
 
     @extend_schema(request=None, responses={201: DailyClaimSerializer,
-                                            **errors(401, 409, s409="daily_grant_unavailable")},
+                                            **errors(401, 403, 409, s409="daily_grant_unavailable")},
                    operation_id="me_wallet_daily")
     def post(self, request):
         entry = services.wallet_claim_daily(user_id=request.user.pk)
@@ -66,7 +66,7 @@ class WalletDailyApi(APIView):
 class ChallengesApi(APIView):
     """The daily and weekly challenges active now, with the caller's progress."""
 
-    @extend_schema(responses={200: ChallengesSerializer, **errors(401)}, operation_id="challenges_list")
+    @extend_schema(responses={200: ChallengesSerializer, **errors(401, 403)}, operation_id="challenges_list")
     def get(self, request):
         return Response(ChallengesSerializer({"challenges": selectors.challenge_rows(user_id=request.user.pk)}).data)
 
@@ -76,7 +76,7 @@ class ChallengeClaimApi(APIView):
 
     @extend_schema(request=None, responses={
         201: ChallengeClaimSerializer,
-        **errors(401, 404, s409="challenge_not_completed / challenge_claimed")}, operation_id="challenges_claim")
+        **errors(401, 403, 404, 409, s409="challenge_not_completed / challenge_claimed")}, operation_id="challenges_claim")
     def post(self, request, challenge_id: str):
         row, entry = services.challenge_claim(user_id=request.user.pk, challenge_id=challenge_id)
         body = {"challenge": row, "balance": entry.balance_after, "entry": entry}

@@ -69,7 +69,7 @@ class GameActionApi(APIView):
                    responses={200: GameViewSerializer, **errors(
                        400, 409, s400="invalid_action / illegal_action / parse_error",
                        s409="stale_seq (with the current seq and your view) / not_your_turn / game_over / "
-                            "action_id_reused")},
+                            "action_id_reused / insufficient_coins (a paid re-entry the wallet cannot pay)")},
                    operation_id="games_action")
     def post(self, request, game_id: int):
         # The service answers 404 not_found / 403 not_a_player before the body's shape (API.md order).

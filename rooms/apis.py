@@ -108,7 +108,11 @@ class RoomSeatApi(RoomCodeThrottled, APIView):
 class RoomStartApi(RoomCodeThrottled, APIView):
     """Start the game (host); unranked rooms fill empty seats with CPUs."""
 
-    @extend_schema(request=None, responses={201: RoomSerializer}, operation_id="rooms_start")
+    @extend_schema(request=None, responses={
+        201: RoomSerializer,
+        **errors(401, 403, 404, 409, s409="already_started / seats_not_filled / cpu_not_allowed / insufficient_coins "
+                                     "(with seats, needed: a seat cannot pay the stake) / stakes_friends_only")},
+        operation_id="rooms_start")
     def post(self, request, code: str):
         return _room_answer(request, services.room_start(code=code, user=request.user), status.HTTP_201_CREATED)
 
@@ -116,7 +120,11 @@ class RoomStartApi(RoomCodeThrottled, APIView):
 class RoomRematchApi(RoomCodeThrottled, APIView):
     """A new game in a finished room (host): same seats and rules, new seed."""
 
-    @extend_schema(request=None, responses={201: RoomSerializer}, operation_id="rooms_rematch")
+    @extend_schema(request=None, responses={
+        201: RoomSerializer,
+        **errors(400, 401, 403, 404, 409, s409="already_started / insufficient_coins (with seats, needed) / "
+                                          "stakes_friends_only")},
+        operation_id="rooms_rematch")
     def post(self, request, code: str):
         return _room_answer(request, services.room_rematch(code=code, user=request.user), status.HTTP_201_CREATED)
 
