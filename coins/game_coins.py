@@ -57,7 +57,8 @@ def game_stakes_check(*, rules_obj, seats: list[dict], ranked: bool) -> list[int
 
 def game_prepare(*, engine, state: dict, players: dict) -> dict:
     """Before a transition: tell the engine which seats can pay a re-entry now (only when the game is
-    staked and the transition may open re-entry offers; otherwise ``state`` as it is)."""
+    staked and the transition may open re-entry offers; otherwise ``state`` as it is). The engine reads
+    that list in the next transition only (it is never stored)."""
     needed = getattr(engine, "solvency_needed", None)
     cost = needed(state) if needed is not None else 0
     if not cost:

@@ -4,7 +4,9 @@ replay_game`` and the admin's "Verify replay" button.
 :func:`game_replay_check` replays a game from its seed and action log: sha256(seed) must be the commitment
 shown; the initial state from ``rng_for_seq(seed, 0)`` must give the logged start events; every logged
 action applied with ``rng_for_seq(seed, seq)`` must give the logged events; the final state and the result
-must equal the stored ones. The first difference raises :class:`ReplayMismatch`.
+must equal the stored ones. The first difference raises :class:`ReplayMismatch`. A staked Chinchón game
+replays its pot too: the ``stake`` event of seq 0 and, before each close, who could pay a re-entry (read
+back from the offers made; games.engine.chinchon "Coins").
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ def game_replay_check(game: Game, seed: bytes | None = None) -> ReplayResult:
     rows = list(GameAction.objects.filter(game=game).order_by("seq"))
     if not rows or rows[0].seq != 0:
         raise ReplayMismatch("the log has no start row")
+    staked = next((e for e in rows[0].events if e.get("type") == "stake"), None)
+    if staked is not None:  # a staked game: the pot comes first
+        state, stake_events = engine.stake(state, staked["seats"])
+        events = stake_events + events
     if rows[0].events != events:
         raise ReplayMismatch("seq 0: the start events differ")
     aborted = False
@@ -50,12 +56,18 @@ def game_replay_check(game: Game, seed: bytes | None = None) -> ReplayResult:
         if row.action.get("type") == "abort" and row.seat is None:
             aborted = True
             continue
+        if staked is not None and engine.solvency_needed(state):
+            # Who could pay a re-entry then is read back from the offers made (only they matter).
+            offers = [e["seats"] for e in row.events if e.get("type") == "reentry_offer"]
+            state = engine.set_solvent(state, offers[0] if offers else [])
         state, events = engine.apply(state, row.seat, row.action, rngmod.rng_for_seq(seed, row.seq))
         if events != row.events:
             raise ReplayMismatch(f"seq {row.seq}: the events differ")
     if engine.to_dict(state) != game.state:
         raise ReplayMismatch("the final state differs")
     outcome = {"standing": [], "reason": "aborted"} if aborted else engine.outcome(state)
+    if aborted and "pot" in (game.result or {}):  # the refunds are the service's, not the engine's
+        outcome["pot"] = game.result["pot"]
     if outcome != game.result:
         raise ReplayMismatch(f"the result differs: replayed {outcome}, stored {game.result}")
     return ReplayResult(actions=len(rows) - 1, commitment=rngmod.commitment(seed), result=outcome)

@@ -41,14 +41,15 @@ closer, kind, deltas, scores}``, ``out {seat, score}``, ``reentry_offer {seats, 
 in-game coins; the wallets live outside the engine, which only reports the movements as events:
 
 - at the start the host calls :func:`stake` with the seats that pay (its human seats): the state gains
-  ``pot`` (coins), ``stakers`` [seat] and ``solvent`` [seat] (absent: 0 and no seat, e.g. a table of CPUs
-  only); event ``stake {seats, amount, pot}`` (seed 002: "before each game, each player adds the agreed
-  amount into the pot");
+  ``pot`` (coins) and ``stakers`` [seat] (absent: 0 and no seat, e.g. a table of CPUs only); event
+  ``stake {seats, amount, pot}`` (seed 002: "before each game, each player adds the agreed amount into
+  the pot");
 - re-entry costs the stake (seed 002 "putting the agreed amount back into the pot"; seed 003 "if they pay
-  the necessary coins"): offers go only to seats in both ``stakers`` and ``solvent`` (the host refreshes
-  ``solvent`` with :func:`set_solvent` before a transition that may open offers, see
-  :func:`solvency_needed`); an accepted offer pays at once: event ``reentry_paid {seat, amount, pot}``
-  right after ``reenter``. A seat that accepted and then resigns before the window closes does not
+  the necessary coins"): offers go only to stakers that can pay. Before a transition that may open offers
+  (:func:`solvency_needed`) the host says which seats can pay with :func:`set_solvent`; that
+  ``solvent`` list is an input of the next :func:`apply` only (absent: every staker can pay) and is never
+  kept in a state. An accepted offer pays at once: event ``reentry_paid {seat, amount, pot}`` right after
+  ``reenter``. A seat that accepted and then resigns before the window closes does not
   re-enter; its coins stay in the pot;
 - at the end the best-placed stakers share the pot (seed 002 "the winner ... takes the pot"; CPU seats
   never stake nor win): ``pot // n`` each, the remainder one coin each to the sharers in seat order;
@@ -714,6 +715,7 @@ def apply(state: State, seat: int, action: Action, rng) -> tuple[State, list[Eve
         _close(s, seat, action["card"], rng, events)
     else:
         _answer_offer(s, seat, action["accept"], rng, events)
+    s.pop("solvent", None)  # the host's input for this transition only (see "Coins"): never stored
     return s, events
 
 
@@ -992,7 +994,6 @@ def stake(state: State, seats: list[int]) -> tuple[State, list[Event]]:
         raise InvalidAction(f"no such seats: {seats!r}")
     s = dict(state)
     s["stakers"] = seats
-    s["solvent"] = list(seats)
     s["pot"] = amount * len(seats)
     return s, [event("stake", seats=list(seats), amount=amount, pot=s["pot"])]
 
@@ -1008,8 +1009,8 @@ def solvency_needed(state: State) -> int:
 
 
 def set_solvent(state: State, seats: list[int]) -> State:
-    """A copy of ``state`` whose ``solvent`` seats (those that can pay a re-entry now) are ``seats``.
-    ``state`` itself when the game has no stake."""
+    """A copy of ``state`` whose ``solvent`` seats (those that can pay a re-entry now) are ``seats``, for
+    the next :func:`apply` only. ``state`` itself when the game has no stake."""
     if not rules_of(state).stake:
         return state
     return {**state, "solvent": sorted(set(seats))}
@@ -1020,7 +1021,8 @@ def _may_pay(s: State, seat: int) -> bool:
     staked and can pay."""
     if not rules_of(s).stake:
         return True
-    return seat in s.get("stakers", ()) and seat in s.get("solvent", ())
+    stakers = s.get("stakers", ())
+    return seat in stakers and seat in s.get("solvent", stakers)
 
 
 def pot_payouts(pot: int, standing: list[dict], stakers: list[int]) -> list[dict]:

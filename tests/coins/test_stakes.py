@@ -2,8 +2,10 @@
 game begins, the pot to the winner, refunds on abort, ranked stakes among friends, paid re-entry in the
 action's transaction, and a whole staked game played over the REST API."""
 
+import io
 
 import pytest
+from django.core.management import call_command
 from django.db.models import Sum
 
 from coins.models import LedgerEntry, Wallet
@@ -40,7 +42,7 @@ def staked_game(users, rules, seats=None):
 def rig_game(game, state) -> None:
     """Replace a started game's state by a rigged one (its stake bookkeeping kept)."""
     old = game.state
-    state = dict(state, pot=old["pot"], stakers=old["stakers"], solvent=old["solvent"])
+    state = dict(state, pot=old["pot"], stakers=old["stakers"])
     Game.objects.filter(pk=game.pk).update(state=state, window=state["window"])
     game.refresh_from_db()
 
@@ -98,6 +100,7 @@ def test_an_aborted_game_refunds_every_stake_and_reentry():
     assert services.selectors.game_view(game=game, user=a)["result"] == game.result
     events = GameAction.objects.get(game=game, seq=game.seq).events
     assert events[-1] == {"type": "pot_refunded", "audience": "all", "refunds": refunds}
+    call_command("replay_game", game.pk, stdout=io.StringIO())
     assert_books_balance(a, b, c)
 
 
@@ -212,6 +215,9 @@ def test_a_whole_staked_game_over_the_api(make_client, monkeypatch):
             break
         after = page["next_after"]
     assert kinds[0] == "stake" and kinds.count("reentry_paid") == 2 and kinds[-2:] == ["pot_won", "game_end"]
+    out = io.StringIO()
+    call_command("replay_game", game_id, stdout=out)  # the pot replays from the seed and the log too
+    assert "same state and result" in out.getvalue()
 
 
 def test_the_stake_setting_is_in_the_catalogue_and_validated(api, make_client):

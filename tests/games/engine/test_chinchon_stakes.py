@@ -113,3 +113,11 @@ def test_a_staked_table_of_cpus_only_has_an_empty_pot():
     s, _ = play(s, 0, {"type": "draw", "source": "stock"})
     s, ev = play(s, 0, {"type": "close", "card": "11O"})
     assert C.outcome(s)["pot"] == {"total": 0, "payouts": []}
+
+
+def test_solvency_is_an_input_of_one_transition_never_stored():
+    s = rig({"preset": "traditional", "stake": 10}, 3, [EXAMPLE7, LOSER, OTHER], ["3E"], ["11O"])
+    s, _ = C.stake(s, [0, 1, 2])
+    s, _ = play(s, 0, {"type": "draw", "source": "stock"})
+    s, _ = play(C.set_solvent(s, [0]), 0, {"type": "discard", "card": "11O"})
+    assert "solvent" not in s and "solvent" not in C.to_dict(s)
