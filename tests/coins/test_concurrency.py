@@ -2,6 +2,7 @@
 below zero, the balance always the ledger's sum."""
 
 import threading
+from datetime import timedelta
 
 import pytest
 from django.db import connection
@@ -101,3 +102,18 @@ def test_concurrent_postings_of_one_pot_pay_once():
     assert results == [None] * 5
     assert (Wallet.objects.get(pk=a.pk).balance, Wallet.objects.get(pk=b.pk).balance) == (505, 495)
     assert LedgerEntry.objects.filter(game=game, reason="pot").count() == 2
+
+
+def test_concurrent_claims_of_one_challenge_pay_once():
+    from ranking.models import XpGrant
+    from tests.coins.test_challenges import NOW, record
+
+    user = UserFactory()
+    for hours in (1, 2, 3):
+        record(user, "chinchon", NOW - timedelta(hours=hours))  # chinchon.daily.games_3 completed
+    claim = lambda: services.challenge_claim(user_id=user.pk, challenge_id="chinchon.daily.games_3", now=NOW)  # noqa: E731
+    results = run_together(*[claim] * 4)
+    assert sum(isinstance(r, tuple) for r in results) == 1
+    assert sorted(r.error_code for r in results if not isinstance(r, tuple)) == ["challenge_claimed"] * 3
+    assert Wallet.objects.get(pk=user.pk).balance == 540
+    assert XpGrant.objects.filter(user=user, reason="challenge").count() == 1
