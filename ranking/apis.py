@@ -197,7 +197,8 @@ class XpLeaderboardApi(APIView):
     @extend_schema(parameters=[XpLeaderboardQuerySerializer,
                                OpenApiParameter("page", OpenApiTypes.INT, required=False),
                                OpenApiParameter("page_size", OpenApiTypes.INT, required=False)],
-                   responses={200: XpLeaderboardRowSerializer(many=True), **errors(400, 401)},
+                   responses={200: XpLeaderboardRowSerializer(many=True),
+                              **errors(400, 401, 404, s404="not_found: a page past the last one")},
                    operation_id="leaderboard_xp")
     def get(self, request):
         q = XpLeaderboardQuerySerializer(data=request.query_params)
