@@ -107,7 +107,8 @@ def test_docs_pages_load_their_scripts_from_our_static_files(client, path):
     html = client.get(path).content.decode()
     scripts = [part.split('"')[0] for part in html.split('src="')[1:]]
     assert scripts and all(s.startswith("/static/drf_spectacular_sidecar/") for s in scripts), scripts
-    assert "cdn" not in html.lower() and "https://" not in html.replace("https://swagger.io", "")
+    # "cdn." (a host name), not "cdn": the page's random CSRF token may hold those three letters
+    assert "cdn." not in html.lower() and "https://" not in html.replace("https://swagger.io", "")
     for src in scripts:
         res = client.get(src)
         assert res.status_code == 200, src
