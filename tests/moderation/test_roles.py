@@ -19,6 +19,8 @@ MODERATORS = {
     "rooms.view_seat", "rooms.view_roomkick", "rooms.moderate_room", "games.view_game", "games.view_gameplayer",
     "games.view_gameaction", "games.abort_game", "ranking.view_rating", "ranking.view_ratingchange",
     "auditlog.view_logentry",
+    # coins (coins 0003): read wallets and ledgers, grant or remove coins with a reason
+    "coins.view_wallet", "coins.view_ledgerentry", "coins.add_ledgerentry", "coins.adjust_wallet",
 }
 
 
@@ -100,3 +102,15 @@ def test_staff_changes_to_users_are_in_the_audit_trail_player_signups_are_not(bo
     rows = LogEntry.objects.filter(object_pk=str(player.pk), actor=superuser)
     assert any(r.changes.get("is_staff") == ["False", "True"] for r in rows)
     assert any("groups" in r.changes for r in rows)
+
+
+def test_a_moderator_grants_or_removes_coins_with_a_reason(mod, moderator):
+    from coins.models import LedgerEntry, Wallet
+
+    player = UserFactory()
+    res = mod.post("/admin/coins/ledgerentry/add/", {"user": player.pk, "amount": -50, "note": "chat abuse refund"})
+    assert res.status_code == 302
+    entry = LedgerEntry.objects.filter(wallet_id=player.pk, reason="adjustment").get()
+    assert (entry.amount, entry.note, entry.created_by_id) == (-50, "chat abuse refund", moderator.pk)
+    assert Wallet.objects.get(pk=player.pk).balance == 450
+    assert mod.get(f"/admin/coins/wallet/{player.pk}/change/").status_code == 200
