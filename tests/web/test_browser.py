@@ -178,7 +178,7 @@ def test_two_players_share_a_chinchon_room_chat_and_play_it_out(server, browser,
     code, link = _create_room(host, "chinchon", rules={"elimination": "50"})
     assert link == f"{server}/join/{code}"
     _guest(phone, link, "Bruno")  # the invite link asks for a name, then joins
-    host.wait_for_selector(".seat-who:has-text('Bruno')")
+    host.wait_for_selector(".seat:has-text('Bruno'):not(:has-text('offline'))")  # his socket is open
     phone.wait_for_selector(".seat-who:has-text('Alba')")
     host.screenshot(path=artifacts / "lobby-desktop.png", full_page=True)
     phone.screenshot(path=artifacts / "lobby-phone.png", full_page=True)

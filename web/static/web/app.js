@@ -440,11 +440,12 @@ function onMessage(msg) {
     takeView(msg.view, msg.events || []);
   } else if (msg.type === "chat") {
     addChat(msg.message, true);
-  } else if (msg.type === "presence") {
-    if (S.view) {
-      const p = S.view.players.find((x) => x.seat === msg.seat);
-      if (p) { p.connected = msg.connected; p.away = msg.away; p.cpu_playing = msg.cpu_playing; renderRoom(); }
-    }
+  } else if (msg.type === "presence") {  // the lobby's seats and the table's players
+    const seat = S.room && S.room.seats.find((x) => x.index === msg.seat);
+    if (seat) seat.connected = msg.connected;
+    const p = S.view && S.view.players.find((x) => x.seat === msg.seat);
+    if (p) { p.connected = msg.connected; p.away = msg.away; p.cpu_playing = msg.cpu_playing; }
+    renderRoom();
   } else if (msg.type === "achievement") {
     const name = seatName(msg.seat);
     toast(fmt(gettext("%(name)s earned the achievement “%(achievement)s”."), { name, achievement: msg.achievement.name }));
