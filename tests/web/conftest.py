@@ -3,9 +3,11 @@ machine's Chromium driven by Playwright (never a downloaded browser), and a plac
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
+from django.db import connection
 
 from tests.live import ROOT, live_stack
 
@@ -49,3 +51,23 @@ def artifacts() -> Path:
     """Where screenshots go (var/artifacts/, not committed)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(autouse=True)
+def _quiet_server_after(request):
+    """After a browser test: close its browser contexts (their sockets), then wait until no other session
+    of the test database is inside a query or a transaction for a moment, so the test's flush (TRUNCATE)
+    meets none of the server's or worker's late work (a game's end runs ratings and achievements)."""
+    yield
+    if "browser" not in request.fixturenames:
+        return
+    for context in request.getfixturevalue("browser").contexts:
+        context.close()
+    quiet, deadline = 0, time.monotonic() + 20
+    while quiet < 10 and time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+                           "pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')")
+            busy = cursor.fetchone()[0]
+        quiet = 0 if busy else quiet + 1
+        time.sleep(0.05)
