@@ -34,12 +34,19 @@ def normalize_code(code: str) -> str | None:
 
 
 def rooms_with_seats(rooms: QuerySet[Room] | None = None) -> QuerySet[Room]:
-    """``rooms`` (default all) with host, seats and seated users, and spectators, loaded (what the ``room``
-    shape reads)."""
+    """``rooms`` (default all) with host, seats and seated users loaded (what the ``room`` shape reads; its
+    ``spectators`` are read only for a room that lets users watch: :func:`room_spectators`)."""
     return (Room.objects.all() if rooms is None else rooms).select_related("host").prefetch_related(
-        Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index")),
-        Prefetch("spectators", queryset=Spectator.objects.select_related("user").order_by("since", "id")),
+        Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
     )
+
+
+def room_spectators(room: Room) -> list[Spectator]:
+    """Who watches ``room`` now (users loaded, first come first); none, without a query, when the room does
+    not let users watch."""
+    if not room.spectators_allowed:
+        return []
+    return list(Spectator.objects.filter(room=room).select_related("user").order_by("since", "id"))
 
 
 def room_watchable(room: Room) -> bool:

@@ -13,6 +13,7 @@ from config.timefmt import DateTimeMsField
 from games.engine.errors import InvalidRules
 from games.engine.registry import get_engine
 from rooms.models import CPU_LEVELS, CPU_SPEEDS, GAME_CHOICES, SEATS_AUTO, ChatMessage, Room, RoomStatus, Seat
+from rooms.selectors import room_spectators
 
 GAMES = [g for g, _ in GAME_CHOICES]
 
@@ -158,9 +159,7 @@ class RoomSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(SpectatorSerializer(many=True))
     def get_spectators(self, room):
-        if not room.spectators_allowed:  # nobody watches a room that does not allow it: no query
-            return []
-        return SpectatorSerializer(room.spectators.all(), many=True).data
+        return SpectatorSerializer(room_spectators(room), many=True).data
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_rules(self, room):
