@@ -98,8 +98,11 @@ class FriendsApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-def _friend_code_body(row) -> dict:
-    return {"code": row.code, "url": f"{settings.PUBLIC_URL}/friend/{row.code}"}
+def _friend_code_body(row, request) -> dict:
+    """``{code, url}``; the link's base is ``PUBLIC_URL`` when set, else the address the request came to
+    (as the rooms' ``invite_url``), and the web client at ``/friend/<code>`` handles it."""
+    base = settings.PUBLIC_URL or request.build_absolute_uri("/").rstrip("/")
+    return {"code": row.code, "url": f"{base}/friend/{row.code}"}
 
 
 class FriendCodeApi(APIView):
@@ -108,13 +111,13 @@ class FriendCodeApi(APIView):
 
     @extend_schema(responses={200: FriendCodeSerializer, **errors(401)}, operation_id="friend_code_get")
     def get(self, request):
-        return Response(_friend_code_body(services.friend_code_get(user=request.user)))
+        return Response(_friend_code_body(services.friend_code_get(user=request.user), request))
 
     @extend_schema(request=None, responses={201: FriendCodeSerializer, **errors(401)},
                    operation_id="friend_code_renew")
     def post(self, request):
         row = services.friend_code_get(user=request.user, renew=True)
-        return Response(_friend_code_body(row), status=status.HTTP_201_CREATED)
+        return Response(_friend_code_body(row, request), status=status.HTTP_201_CREATED)
 
 
 class UsersSearchApi(APIView):

@@ -40,7 +40,7 @@ class FriendAddSerializer(serializers.Serializer):
 
 
 class FriendCodeSerializer(serializers.Serializer):
-    """``GET``/``POST /api/me/friend-code``: ``{code, url}``; ``url`` = ``PUBLIC_URL/friend/<code>``."""
+    """``GET``/``POST /api/me/friend-code``: ``{code, url}``; ``url`` = ``<PUBLIC_URL or the address served>/friend/<code>``, opened by the web client."""
 
     code = serializers.CharField()
     url = serializers.CharField()

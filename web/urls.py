@@ -1,5 +1,6 @@
 """URLs of the web client: the page at ``/``, ``/join/<code>`` (the rooms' ``invite_url``) and
-``/room/<code>`` (the page of a room one holds a seat in), the page's translations for JavaScript and the
+``/room/<code>`` (the page of a room one holds a seat in), ``/friend/<code>`` (a friend link: the page
+adds that friend through ``POST /api/friends {code}``), the page's translations for JavaScript and the
 language switch."""
 
 from django.urls import path, re_path
@@ -11,6 +12,7 @@ urlpatterns = [
     path("", views.page, name="web-home"),
     re_path(r"^join/(?P<code>[A-Za-z0-9]{1,12})/?$", views.page, name="web-join"),
     re_path(r"^room/(?P<code>[A-Za-z0-9]{1,12})/?$", views.page, name="web-room"),
+    re_path(r"^friend/(?P<code>[A-Za-z0-9]{1,16})/?$", views.page, name="web-friend"),
     re_path(r"^jsi18n/(?P<lang>en|es)/$", views.javascript_catalog, name="web-jsi18n"),
     path("i18n/setlang/", set_language, name="set_language"),
 ]

@@ -84,8 +84,12 @@ def test_users_search_by_username_and_display_name(make_client):
 def test_friend_code_and_link(make_client, settings):
     a, b, g = UserFactory(), UserFactory(), GuestFactory()
     ca = make_client(a)
+    settings.PUBLIC_URL = ""  # the link follows the address the request came to, as invite_url does
     code = ca.get("/api/me/friend-code").json()
-    assert len(code["code"]) == 8 and code["url"] == f"{settings.PUBLIC_URL}/friend/{code['code']}"
+    assert len(code["code"]) == 8 and code["url"] == f"http://testserver/friend/{code['code']}"
+    settings.PUBLIC_URL = "https://play.example"
+    assert ca.get("/api/me/friend-code").json()["url"] == f"https://play.example/friend/{code['code']}"
+    settings.PUBLIC_URL = ""
     assert ca.get("/api/me/friend-code").json() == code  # stable until renewed
     res = make_client(g).post("/api/friends", {"code": code["code"].lower()}, format="json")
     assert (res.status_code, res.json()) == (201, {"status": "friends",

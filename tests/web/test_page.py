@@ -9,7 +9,7 @@ from tests.factories import UserFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("path", ["/", "/join/ABC234", "/join/abc234/", "/room/XYZ789"])
+@pytest.mark.parametrize("path", ["/", "/join/ABC234", "/join/abc234/", "/room/XYZ789", "/friend/JZ8CPJDP"])
 def test_the_page_opens_at_home_join_and_room_links(client, path):
     res = client.get(path)
     assert res.status_code == 200

@@ -29,6 +29,7 @@ const S = {
   sortByRank: store.get("sortByRank", false),
   selected: null,
   pendingCode: null,
+  pendingFriend: null,
   sent: null,
   queueTimer: null,
   seenChat: new Set(),
@@ -167,6 +168,12 @@ function signedOut() {
 }
 
 async function afterSignIn() {
+  if (S.pendingFriend) {
+    const code = S.pendingFriend;
+    S.pendingFriend = null;
+    await useFriendCode(code);
+    return;
+  }
   if (S.pendingCode) {
     const code = S.pendingCode;
     S.pendingCode = null;
@@ -1095,8 +1102,17 @@ async function addFriend(userId) {
   if (!$("#screen-friends").hidden) loadFriends();
 }
 
+async function useFriendCode(code) {
+  const answer = await attempt(() => api("POST", "/api/friends", { code }));
+  history.replaceState({}, "", "/#friends");
+  show("friends");
+  if (answer) toast(fmt(gettext("You and %(name)s are friends."), { name: answer.player.display_name }));
+}
+
 async function loadFriends() {
   $("#my-id").textContent = S.me.id;
+  const link = await attempt(() => api("GET", "/api/me/friend-code"));
+  if (link) { $("#friend-link").textContent = link.url; $("#friend-link").href = link.url; }
   const data = await attempt(() => api("GET", "/api/friends"));
   const body = $("#friends-body");
   body.replaceChildren();
@@ -1167,6 +1183,18 @@ function bindGlobal() {
 }
 
 function route() {
+  const f = location.pathname.match(/^\/friend\/([A-Za-z0-9]+)\/?$/);
+  if (f) {
+    const code = f[1].toUpperCase();
+    if (!S.me) {
+      S.pendingFriend = code;
+      $("#welcome-title").textContent = gettext("A friend sent you their link: choose a name, then you are friends.");
+      show("welcome");
+      return;
+    }
+    useFriendCode(code);
+    return;
+  }
   const m = location.pathname.match(/^\/(join|room)\/([A-Za-z0-9]+)\/?$/);
   if (m) {
     const code = m[2].toUpperCase();
