@@ -143,12 +143,12 @@ def _json_error(code: str, detail: str, status_code: int) -> JsonResponse:
 
 def handler400(request, exception=None):
     """Django's 400 outside DRF, in the API shape."""
-    return _json_error("invalid", "Bad request.", 400)
+    return _json_error("invalid", gettext("Malformed request."), 400)
 
 
 def handler403(request, exception=None):
     """Django's 403 outside DRF (CSRF included), in the API shape."""
-    return _json_error("permission_denied", "Forbidden.", 403)
+    return _json_error("permission_denied", gettext("You do not have permission to perform this action."), 403)
 
 
 def csrf_failure(request, reason=""):
@@ -164,7 +164,7 @@ def csrf_failure(request, reason=""):
 
 def handler404(request, exception=None):
     """Unknown URL, in the API shape."""
-    return _json_error("not_found", "Not found.", 404)
+    return _json_error("not_found", gettext("Not found."), 404)
 
 
 def handler500(request):

@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext
 from rest_framework import parsers
 from rest_framework.exceptions import ParseError
 
@@ -66,4 +67,4 @@ class StrictJSONParser(parsers.JSONParser):
             text = codecs.getreader(encoding)(stream).read()
             return loads_strict(text)
         except ValueError as exc:  # UnicodeDecodeError included
-            raise ParseError(f"JSON parse error - {exc}") from exc
+            raise ParseError(f"{gettext('Malformed request.')} {exc}") from exc

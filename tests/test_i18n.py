@@ -38,3 +38,14 @@ def test_chat_phrases_in_each_language_ids_unchanged(make_client):
     assert (texts["en"]["gg"], texts["es"]["gg"], texts["ja"]["gg"]) == ("Good game!", "¡Buena partida!", "いい勝負でした！")
     assert list(texts["en"]) == list(texts["es"]) == list(texts["ja"])
     assert by_lang["en"]["emoji"] == by_lang["ja"]["emoji"]
+
+
+def test_unknown_api_paths_and_malformed_json_answer_in_the_request_language(make_client, api):
+    """The API's own 404 fallback and the JSON parser's refusal use the framework's translated texts."""
+    res = api.get("/api/nothing-here", HTTP_ACCEPT_LANGUAGE="es")
+    assert (res.status_code, res.json()) == (404, {"code": "not_found", "detail": "No encontrado."})
+    res = api.get("/api/nothing-here", HTTP_ACCEPT_LANGUAGE="ja")
+    assert res.json()["detail"] == "見つかりませんでした。"
+    res = api.post("/api/auth/guest", data="{", content_type="application/json", HTTP_ACCEPT_LANGUAGE="es")
+    assert res.status_code == 400 and res.json()["code"] == "parse_error"
+    assert res.json()["detail"].startswith("Solicitud con formato incorrecto. ")
