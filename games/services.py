@@ -29,7 +29,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.db.models import OuterRef, Subquery
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from coins import game_coins
 from config import metrics
@@ -92,6 +93,16 @@ def _not_a_player() -> ApiError:
 
 def _invalid_action(detail: str, fields: dict | None = None) -> ApiError:
     return ApiError("invalid_action", detail, 400, fields=fields)
+
+
+def _rule_detail(exc: Exception, generic: str) -> str:
+    """The ``detail`` of an engine refusal: the engine's own sentence (which names the seat, card or bet,
+    in English: the engine is pure) when the request's language is English, else ``generic``, a sentence
+    of the catalogue that ``ApiError.body`` translates."""
+    text = str(exc)
+    if text and (translation.get_language() or "en").startswith("en"):
+        return text
+    return generic
 
 
 def _game_over() -> ApiError:
@@ -438,7 +449,7 @@ def _check_shape(engine, action: Any, expected_seq: Any, action_id: Any) -> None
         if check is not None:
             check(action)
     except InvalidAction as exc:
-        raise _invalid_action(str(exc)) from exc
+        raise _invalid_action(_rule_detail(exc, "Not a valid action for this game.")) from exc
 
 
 # ------------------------------------------------------------------------------------------ views
@@ -556,16 +567,17 @@ def game_apply_action(*, game_id: int, actor, expected_seq: int, action: dict, a
         if game.status != Game.PLAYING:
             raise _game_over()
         if expected_seq != game.seq:
-            raise ApiError("stale_seq", f"seq {expected_seq} is not the current one ({game.seq}).", 409,
+            raise ApiError("stale_seq", gettext("seq {expected_seq} is not the current one ({current}).").format(
+                expected_seq=expected_seq, current=game.seq), 409,
                            extra={"seq": game.seq, "view": _ctx_view(ctx, seat)})
         try:
             row = _transition(ctx, seat, dict(action), by, user=user, action_id=action_id)
         except NotYourTurn as exc:
-            raise ApiError("not_your_turn", str(exc) or "Not your turn.", 409) from exc
+            raise ApiError("not_your_turn", _rule_detail(exc, "Not your turn."), 409) from exc
         except IllegalAction as exc:
-            raise ApiError("illegal_action", str(exc) or "Not allowed now.", 400) from exc
+            raise ApiError("illegal_action", _rule_detail(exc, "Not allowed now."), 400) from exc
         except InvalidAction as exc:
-            raise _invalid_action(str(exc)) from exc
+            raise _invalid_action(_rule_detail(exc, "Not a valid action for this game.")) from exc
         if by == BY_PLAYER:
             _return_seat(ctx, seat)
             _present_until(ctx, seat, _now())  # in this transaction's one write: no query

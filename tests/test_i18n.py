@@ -49,3 +49,26 @@ def test_unknown_api_paths_and_malformed_json_answer_in_the_request_language(mak
     res = api.post("/api/auth/guest", data="{", content_type="application/json", HTTP_ACCEPT_LANGUAGE="es")
     assert res.status_code == 400 and res.json()["code"] == "parse_error"
     assert res.json()["detail"].startswith("Solicitud con formato incorrecto. ")
+
+
+def test_rule_refusals_in_the_request_language(make_client):
+    """An engine refusal's detail: the engine's own sentence in English, the catalogue's sentence for its
+    code in Spanish and Japanese; a stale seq names both seqs in every language."""
+    host, guest = make_client(UserFactory()), make_client(UserFactory())
+    code = host.post("/api/rooms", {"game": "chinchon", "seats": 2}, format="json").json()["code"]
+    guest.post(f"/api/rooms/{code}/join")
+    game_id = host.post(f"/api/rooms/{code}/start").json()["game_id"]
+    view = host.get(f"/api/games/{game_id}").json()
+    idle = guest if view["turn"] == 0 else host
+    body = {"type": "draw", "source": "stock", "seq": view["seq"]}
+    res = idle.post(f"/api/games/{game_id}/actions", body, format="json", HTTP_ACCEPT_LANGUAGE="es")
+    assert (res.status_code, res.json()) == (409, {"code": "not_your_turn", "detail": "No es tu turno."})
+    res = idle.post(f"/api/games/{game_id}/actions", body, format="json", HTTP_ACCEPT_LANGUAGE="ja")
+    assert res.json()["detail"] == "あなたの番ではありません。"
+    res = idle.post(f"/api/games/{game_id}/actions", body, format="json", HTTP_ACCEPT_LANGUAGE="en")
+    assert res.json()["code"] == "not_your_turn" and res.json()["detail"] not in ("No es tu turno.", "Not your turn.")
+    res = idle.post(f"/api/games/{game_id}/actions", {"type": "fly", "seq": view["seq"]}, format="json",
+                    HTTP_ACCEPT_LANGUAGE="es")
+    assert res.json() == {"code": "invalid_action", "detail": "No es una acción válida para este juego."}
+    res = idle.post(f"/api/games/{game_id}/actions", {**body, "seq": 99}, format="json", HTTP_ACCEPT_LANGUAGE="es")
+    assert res.status_code == 409 and res.json()["detail"] == "seq 99 no es el actual (0)."
