@@ -24,7 +24,6 @@ selectors.
   game_id}]``.
 """
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -35,6 +34,7 @@ from rest_framework.views import APIView
 
 from accounts.serializers import UserSerializer
 from config.errors import ApiError
+from config.links import public_link, request_base_url
 from config.schema import ACCEPT_LANGUAGE, errors
 from ranking import selectors, services
 from ranking.serializers import (
@@ -101,8 +101,7 @@ class FriendsApi(APIView):
 def _friend_code_body(row, request) -> dict:
     """``{code, url}``; the link's base is ``PUBLIC_URL`` when set, else the address the request came to
     (as the rooms' ``invite_url``), and the web client at ``/friend/<code>`` handles it."""
-    base = settings.PUBLIC_URL or request.build_absolute_uri("/").rstrip("/")
-    return {"code": row.code, "url": f"{base}/friend/{row.code}"}
+    return {"code": row.code, "url": public_link(f"/friend/{row.code}", request_base_url(request))}
 
 
 class FriendCodeApi(APIView):
@@ -164,6 +163,13 @@ class LeaderboardPagination(PageNumberPagination):
     max_page_size = 100
 
 
+def _board_page(view, request, rows, serializer_class) -> Response:
+    """One page (``?page=``, ``?page_size=``) of a leaderboard's ``rows``, serialised; 404 past the last."""
+    paginator = view.pagination_class()
+    page = paginator.paginate_queryset(rows, request, view=view)
+    return paginator.get_paginated_response(serializer_class(page, many=True).data)
+
+
 class LeaderboardApi(APIView):
     """Players with at least one rated game of ``game``, best rating first; ``scope=friends``: the caller
     and its friends."""
@@ -178,10 +184,7 @@ class LeaderboardApi(APIView):
     def get(self, request):
         q = LeaderboardQuerySerializer(data=request.query_params)
         q.is_valid(raise_exception=True)
-        qs = selectors.leaderboard(user=request.user, **q.validated_data)
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(qs, request, view=self)
-        return paginator.get_paginated_response(LeaderboardRowSerializer(page, many=True).data)
+        return _board_page(self, request, selectors.leaderboard(user=request.user, **q.validated_data), LeaderboardRowSerializer)
 
 
 def _user_or_404(user_id: int):
@@ -206,10 +209,7 @@ class XpLeaderboardApi(APIView):
     def get(self, request):
         q = XpLeaderboardQuerySerializer(data=request.query_params)
         q.is_valid(raise_exception=True)
-        qs = selectors.xp_leaderboard(user=request.user, **q.validated_data)
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(qs, request, view=self)
-        return paginator.get_paginated_response(XpLeaderboardRowSerializer(page, many=True).data)
+        return _board_page(self, request, selectors.xp_leaderboard(user=request.user, **q.validated_data), XpLeaderboardRowSerializer)
 
 
 class AchievementsApi(APIView):

@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from config.errors import ApiError
+from config.links import request_base_url
 from config.schema import ACCEPT_LANGUAGE, errors
 from rooms import selectors, services
 from rooms.catalogue import catalogue as games_catalogue
@@ -21,7 +22,6 @@ from rooms.serializers import (
     RoomSerializer,
     RoomUpdateSerializer,
     message_data,
-    request_base_url,
     room_data,
 )
 from rooms.throttles import RoomCodeThrottled

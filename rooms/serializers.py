@@ -1,13 +1,13 @@
 """Serializers of the Rooms API: the ``room`` and chat ``message`` shapes (API.md "Rooms", "WebSocket")
 and the request bodies. Numbers and booleans are strict: ``"4"`` is not a seat count, ``1`` is not true."""
 
-from django.conf import settings
 from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.serializers import UserSerializer
+from config.links import public_link
 from config.textpolicy import PolicyTextField, names_told_apart
 from config.timefmt import DateTimeMsField
 from games.engine.errors import InvalidRules
@@ -19,16 +19,9 @@ GAMES = [g for g, _ in GAME_CHOICES]
 
 
 def invite_url(code: str, base_url: str | None = None) -> str:
-    """The link that opens the room in the web client: ``<base>/join/<code>``, the base being
-    ``PUBLIC_URL`` when set, else ``base_url`` (the address the request or socket came to,
-    ``scheme://host[:port]``), else nothing (a path, made absolute by each socket before sending)."""
-    return f"{settings.PUBLIC_URL or base_url or ''}/join/{code}"
-
-
-def request_base_url(request) -> str | None:
-    """``scheme://host[:port]`` the HTTP ``request`` was made to (its Host checked against ALLOWED_HOSTS),
-    or ``None`` without a request."""
-    return request.build_absolute_uri("/").rstrip("/") if request is not None else None
+    """The link that opens the room in the web client: ``<base>/join/<code>`` (:func:`config.links.public_link`;
+    without a base, a path made absolute by each socket before sending)."""
+    return public_link(f"/join/{code}", base_url)
 
 
 def resolved_rules(game_name: str, rules: dict, seats: int | None) -> dict:
