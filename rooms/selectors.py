@@ -62,18 +62,31 @@ def game_watchable(*, game_id: int) -> bool:
     return room is not None and room_watchable(room)
 
 
-def room_get(*, code: str, for_update: bool = False) -> Room:
-    """The room not closed with ``code`` (any letter case). With ``for_update`` the row is locked (call
-    inside a transaction). Raises ``ApiError`` 404 ``not_found`` for an unknown or closed code."""
-    norm = normalize_code(code)
-    if norm is None:
-        raise ApiError("not_found", "No room with that code.", 404)
-    qs = live_rooms().filter(code=norm)
-    if for_update:
-        qs = qs.select_for_update(of=("self",))
-    room = qs.select_related("host").first()
+NO_CODE = ""  # what a code that cannot be one is looked up as: no room has it (see rooms_with_code)
+
+
+def rooms_with_code(code: str) -> QuerySet[Room]:
+    """The live rooms (:func:`live_rooms`) with ``code`` in any letter case: one at most.
+
+    A code that cannot be one (length, alphabet) is looked up too, as :data:`NO_CODE`: the same statement
+    with another parameter. So every refusal of a code does the same database work, and the time of an
+    answer does not tell a malformed code from an unknown, closed or existing one (README "Security").
+    """
+    return live_rooms().filter(code=normalize_code(code) or NO_CODE)
+
+
+def room_not_found() -> ApiError:
+    """The answer to a code that names no live room: 404 ``not_found``, nothing about the code."""
+    return ApiError("not_found", "No room with that code.", 404)
+
+
+def room_get(*, code: str) -> Room:
+    """The room not closed with ``code`` (any letter case), host loaded: one statement, the same one for
+    any code (:func:`rooms_with_code`). Raises ``ApiError`` 404 ``not_found`` for an unknown, malformed or
+    closed code."""
+    room = rooms_with_code(code).select_related("host").first()
     if room is None:
-        raise ApiError("not_found", "No room with that code.", 404)
+        raise room_not_found()
     return room
 
 
