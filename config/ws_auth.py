@@ -14,13 +14,14 @@ their own close code).
 from urllib.parse import parse_qs, urlparse
 
 from channels.auth import AuthMiddlewareStack
-from channels.db import database_sync_to_async
 from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
+from config.asyncdb import db_call
 
-@database_sync_to_async
+
+@db_call
 def user_for_token(key: str):
     """The user owning token ``key`` (whatever their standing), or ``AnonymousUser``."""
     from rest_framework.authtoken.models import Token

@@ -41,7 +41,6 @@ import logging
 import time
 from importlib import import_module
 
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
@@ -50,6 +49,7 @@ from rest_framework.authtoken.models import Token
 
 from accounts.sanctions import CLOSE_CODES, CLOSE_SIGNED_OUT, user_group, user_standing
 from config import metrics
+from config.asyncdb import db_call
 from config.errors import ApiError, validation_body
 from config.parsers import loads_strict
 from games import selectors as games_selectors
@@ -211,16 +211,16 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.creds = (self.user.pk, self.scope.get("token_key"),
                       getattr(session, "session_key", None) if self.scope.get("auth") == "session" else None)
         code = self.scope["url_route"]["kwargs"]["code"]
-        found = await database_sync_to_async(_seated)(code, self.user)
+        found = await db_call(_seated)(code, self.user)
         if found is None:
             await self._connect_spectator(code)
             return
         self.room_id, self.code, self.seat = found
         await self._join(f"room-{self.code}-seat-{self.seat}")
-        seat = await database_sync_to_async(services.room_socket_opened)(room_id=self.room_id, user=self.user)
+        seat = await db_call(services.room_socket_opened)(room_id=self.room_id, user=self.user)
         if seat is None or seat.index != self.seat:  # unseated (or moved) meanwhile
             if seat is not None:
-                await database_sync_to_async(services.room_socket_closed)(
+                await db_call(services.room_socket_closed)(
                     room_id=self.room_id, user_id=self.user.pk, seat=seat.index)
             await self.close(code=CLOSE_NOT_A_PLAYER)
             return
@@ -236,14 +236,14 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
 
     async def _connect_spectator(self, code: str) -> None:
         """No seat: watch, if the room lets users watch now (else close with 4403)."""
-        found = await database_sync_to_async(_watchable)(code)
+        found = await db_call(_watchable)(code)
         if found is None:
             await self.close(code=CLOSE_NOT_A_PLAYER)
             return
         self.room_id, self.code = found
         self.spectator = True
         await self._join(f"room-{self.code}-spectators")
-        opened = await database_sync_to_async(services.room_spectator_opened)(room_id=self.room_id, user=self.user)
+        opened = await db_call(services.room_spectator_opened)(room_id=self.room_id, user=self.user)
         if not opened:  # taken a seat, or watching turned off, meanwhile
             await self.close(code=CLOSE_NOT_A_PLAYER)
             return
@@ -254,7 +254,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.counted = True
         metrics.OPEN_SOCKETS.inc()
         self.base_url = scope_base_url(self.scope)
-        room_msg, game_msg = await database_sync_to_async(_snapshot)(self.room_id, self.seat, self.base_url)
+        room_msg, game_msg = await db_call(_snapshot)(self.room_id, self.seat, self.base_url)
         await self.send_json(room_msg)
         if game_msg is not None and self.counted:
             await self._send_game(game_msg)
@@ -277,10 +277,10 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             metrics.OPEN_SOCKETS.dec()
             try:
                 if self.spectator:
-                    await database_sync_to_async(services.room_spectator_closed)(
+                    await db_call(services.room_spectator_closed)(
                         room_id=self.room_id, user_id=self.user.pk)
                 else:
-                    await database_sync_to_async(services.room_socket_closed)(
+                    await db_call(services.room_socket_closed)(
                         room_id=self.room_id, user_id=self.user.pk, seat=self.seat)
             except Exception:
                 logger.exception("could not uncount a socket of room %s seat %s", self.room_id, self.seat)
@@ -336,10 +336,10 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             if kind == "ping":
                 await self.send_json({"type": "pong"})
             elif kind == "action":
-                await database_sync_to_async(_apply)(self.room_id, self.creds, content.get("action"), action_id)
+                await db_call(_apply)(self.room_id, self.creds, content.get("action"), action_id)
             elif kind == "chat":
                 data = {k: v for k, v in content.items() if k != "type"}
-                await database_sync_to_async(_chat)(self.code, self.creds, data)
+                await db_call(_chat)(self.code, self.creds, data)
             else:
                 raise ApiError("invalid", "Unknown message type; send action, chat or ping.", 400,
                                fields={"type": ["One of action, chat, ping."]})
@@ -382,7 +382,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         if seq <= last:
             return
         if after is not None and after > last and self.joined:
-            missing = await database_sync_to_async(games_selectors.game_events_between)(
+            missing = await db_call(games_selectors.game_events_between)(
                 game_id=game_id, seat=self.seat, after=last, upto=after)
             payload = {**payload, "events": missing + list(payload.get("events") or [])}
         elif after is not None and after < last:
@@ -420,7 +420,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             # The seat the user holds now is read from the database, not taken from the message: a
             # room message that arrives late (or out of order) must never put this socket in a seat
             # group its user does not hold.
-            found = await database_sync_to_async(_seated)(self.code, self.user)
+            found = await db_call(_seated)(self.code, self.user)
             if found is None:
                 await self.close(code=CLOSE_NOT_A_PLAYER)
                 return
@@ -430,7 +430,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(self.seat_group, self.channel_name)
             self.seat, self.seat_group = mine, f"{self.room_group}-seat-{mine}"
             await self.channel_layer.group_add(self.seat_group, self.channel_name)
-            _room_msg, game_msg = await database_sync_to_async(_snapshot)(self.room_id, mine)
+            _room_msg, game_msg = await db_call(_snapshot)(self.room_id, mine)
             if game_msg is not None:
                 self.game_id, self.last_seq = None, -1  # another seat's views: its snapshot starts them
                 await self._send_game(game_msg)

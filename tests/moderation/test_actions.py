@@ -136,8 +136,9 @@ async def test_kicking_a_seat_hands_it_to_the_cpu_and_keeps_the_player_out(table
     assert res.status_code == 302
     got, code = await _messages_until_close(bob_socket)
     assert (got[-1], code) == ({"type": "kicked", "seat": 1}, 4403)
-    # the others stay, and see the seat played for
-    presence = await _until(ann_socket, "presence", seat=1)
+    # the others stay, and see the seat played for (after any presence of Bob's socket opening, whose
+    # database work runs beside Ann's socket's)
+    presence = await _until(ann_socket, "presence", seat=1, cpu_playing=True)
     assert (presence["seat"], presence["cpu_playing"]) == (1, True)
 
     def after():

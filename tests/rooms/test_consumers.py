@@ -322,7 +322,12 @@ async def test_a_client_gone_during_a_send_releases_its_seat(players, monkeypatc
     connected, _ = await comm.connect(timeout=TIMEOUT)
     assert connected
     assert (await comm.receive_json_from(timeout=TIMEOUT))["type"] == "room"
-    seat = await database_sync_to_async(Seat.objects.get)(room=room, user=host)
+    # The release runs on the socket's database thread, beside this test's reads: wait for it (≤ TIMEOUT).
+    for _ in range(int(TIMEOUT / 0.05)):
+        seat = await database_sync_to_async(Seat.objects.get)(room=room, user=host)
+        if seat.connections == 0:
+            break
+        await asyncio.sleep(0.05)
     gp = await database_sync_to_async(GamePlayer.objects.get)(game_id=game_id, seat=seat.index)
     assert seat.connections == 0
     assert gp.connected is False and gp.disconnected_at is not None
@@ -479,7 +484,12 @@ async def test_spectator_socket_sees_the_spectator_view_and_is_listed(transactio
     await database_sync_to_async(services.room_update)(code=room.code, user=host,
                                                         data={"spectators_allowed": False})
     assert await _closed_with_after(comm) == 4403
-    spectators = await database_sync_to_async(lambda: list(Room.objects.get(pk=room.pk).spectators.all()))()
+    # The socket's release runs on its database thread after the close: wait for it (≤ TIMEOUT).
+    for _ in range(int(TIMEOUT / 0.05)):
+        spectators = await database_sync_to_async(lambda: list(Room.objects.get(pk=room.pk).spectators.all()))()
+        if not spectators:
+            break
+        await asyncio.sleep(0.05)
     assert spectators == []
 
 

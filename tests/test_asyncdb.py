@@ -1,0 +1,52 @@
+"""Socket database work (config.asyncdb): calls from different sockets run side by side, never on the one
+thread Channels' thread-sensitive wrapper uses, and each call gives its connection back."""
+
+import asyncio
+import threading
+
+import pytest
+from asgiref.sync import SyncToAsync
+from channels.db import database_sync_to_async
+from django.contrib.auth import get_user_model
+from django.db import connection
+from rest_framework.authtoken.models import Token
+
+from config.asyncdb import db_call
+from config.ws_auth import user_for_token
+from tests.factories import UserFactory
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
+
+
+async def test_two_calls_run_at_once_off_the_single_thread():
+    """Both calls must be inside their function at the same time to pass the barrier: run one after the
+    other (as on Channels' single thread), the first would wait out the barrier's timeout and break it."""
+    barrier = threading.Barrier(2, timeout=10)
+    single = SyncToAsync.single_thread_executor
+
+    def meet() -> tuple[int, bool]:
+        get_user_model().objects.count()  # database work in the call
+        barrier.wait()
+        on_single = any(t is threading.current_thread() for t in getattr(single, "_threads", ()))
+        return threading.get_ident(), on_single
+
+    (t1, single1), (t2, single2) = await asyncio.gather(db_call(meet)(), db_call(meet)())
+    assert t1 != t2 and not single1 and not single2
+
+
+async def test_each_call_gives_its_connection_back_to_the_pool():
+    """After any number of calls from many threads, the pool holds as many connections in use as before
+    (the test's own): none stays checked out by an idle thread."""
+    pool = connection.pool
+
+    def in_use() -> int:
+        stats = pool.get_stats()
+        return stats["pool_size"] - stats["pool_available"]
+
+    token = await database_sync_to_async(lambda: Token.objects.create(user=UserFactory()).key)()
+    before = in_use()
+    for _ in range(3):
+        users = await asyncio.gather(*(user_for_token(token) for _ in range(8)),
+                                     *(user_for_token("no-such-token") for _ in range(4)))
+        assert [u.is_authenticated for u in users] == [True] * 8 + [False] * 4
+    assert in_use() == before
