@@ -35,6 +35,7 @@ from django.utils.translation import gettext
 from coins import game_coins
 from config import metrics
 from config.audit import audit_record
+from config.compiled import CompiledQuery, Param
 from config.errors import ApiError
 from games import events as game_events
 from games import selectors
@@ -129,19 +130,40 @@ class _Ctx:
     applied: list[str] = field(default_factory=list)  # ``by`` of each action applied (config.metrics)
 
 
-def _lock(game_id: int, action_id: tuple[Any, str] | None = None) -> _Ctx:
-    """Lock ``game_id``'s row and its players' (inside an atomic block) and load them with the players'
-    users, in ONE query (the players joined to the game, ``FOR UPDATE OF`` both; the rows locked are read
-    again as committed when the lock was waited for). ``action_id``: ``(user, key)`` also reads the seq of
-    that user's log row with that key into ``prior_seq`` (same query; as of the statement's start: a row
-    committed while the lock was waited for is not seen). Raises ``Game.DoesNotExist``."""
+def _lock_queryset(game_id: int, prior: tuple[int, str] | None = None):
+    """The one locked read of :func:`_lock`: ``game_id``'s players joined to the game and their users,
+    ``FOR UPDATE OF`` players and game, in seat order; ``prior``: ``(user id, action_id)`` also annotates
+    ``prior_seq``, the seq of that user's log row with that key."""
     qs = (GamePlayer.objects.filter(game_id=game_id).select_related("game", "user")
           .select_for_update(of=("self", "game")).order_by("seat"))
-    if action_id is not None:
-        user, key = action_id
-        prior = GameAction.objects.filter(game_id=OuterRef("game_id"), user=user, action_id=key).values("seq")[:1]
-        qs = qs.annotate(prior_seq=Subquery(prior))
-    rows = list(qs)
+    if prior is not None:
+        user_id, key = prior
+        seq = GameAction.objects.filter(game_id=OuterRef("game_id"), user_id=user_id, action_id=key).values("seq")[:1]
+        qs = qs.annotate(prior_seq=Subquery(seq))
+    return qs
+
+
+_GAME_ID, _USER_ID, _ACTION_KEY = Param("game_id", 1), Param("user_id", 2), Param("action_id", 3)
+# On PostgreSQL compiled once per process (config.compiled): the action path's read costs its execution.
+_LOCK_READ = CompiledQuery(lambda: _lock_queryset(_GAME_ID), [_GAME_ID])
+_LOCK_READ_PRIOR = CompiledQuery(lambda: _lock_queryset(_GAME_ID, (_USER_ID, str(_ACTION_KEY))),
+                                 [_GAME_ID, _USER_ID, _ACTION_KEY])
+
+
+def _lock(game_id: int, action_id: tuple[Any, str] | None = None) -> _Ctx:
+    """Lock ``game_id``'s row and its players' (inside an atomic block) and load them with the players'
+    users, in ONE query (:func:`_lock_queryset`; the rows locked are read again as committed when the lock
+    was waited for; on PostgreSQL its SQL is compiled once per process). ``action_id``: ``(user, key)``
+    also reads the seq of that user's log row with that key into ``prior_seq`` (same query; as of the
+    statement's start: a row committed while the lock was waited for is not seen). Raises
+    ``Game.DoesNotExist``."""
+    prior = None if action_id is None else (action_id[0].pk, action_id[1])
+    if connection.vendor != "postgresql":
+        rows = list(_lock_queryset(game_id, prior))
+    elif prior is None:
+        rows = _LOCK_READ.run(game_id=game_id)
+    else:
+        rows = _LOCK_READ_PRIOR.run(game_id=game_id, user_id=prior[0], action_id=prior[1])
     if not rows:  # a game always has players; without them there is nothing to play
         game = Game.objects.select_for_update().get(pk=game_id)
         rows_game, prior_seq = game, None

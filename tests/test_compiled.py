@@ -1,0 +1,61 @@
+"""config.compiled: a queryset compiled once and run again answers what the ORM answers, relations and
+annotations included, and refuses a query whose parameters are not its placeholders."""
+
+import pytest
+from django.db.models import OuterRef, Subquery
+
+from config.compiled import CompiledQuery, Param
+from games import services
+from games.models import GameAction, GamePlayer
+from rooms import services as room_services
+from tests.factories import UserFactory
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+
+
+def _game(seats: int):
+    users = [UserFactory() for _ in range(seats)]
+    room = room_services.room_create(user=users[0], game="chinchirorin", seats=seats, rules={})
+    for u in users[1:]:
+        room_services.room_join(code=room.code, user=u)
+    room_services.room_start(code=room.code, user=users[0])
+    room.refresh_from_db()
+    return room.game_id, users
+
+
+def _fields(gp: GamePlayer) -> tuple:
+    return (gp.pk, gp.seat, gp.user_id, gp.user and gp.user.username, gp.game.pk, gp.game.seq, gp.game.state,
+            bytes(gp.game.seed), gp.game.created_at, getattr(gp, "prior_seq", "none"))
+
+
+def test_the_lock_read_equals_the_orm_for_each_game_and_each_prior_key():
+    (g1, users1), (g2, _users2) = _game(3), _game(2)
+    users1[0].refresh_from_db()
+    row = GameAction.objects.filter(game_id=g1).order_by("seq").first()
+    GameAction.objects.filter(pk=row.pk).update(user=users1[0], action_id="k-1")
+    for game_id in (g1, g2, 10**9):
+        compiled = services._LOCK_READ.run(game_id=game_id)
+        orm = list(services._lock_queryset(game_id))
+        assert [_fields(p) for p in compiled] == [_fields(p) for p in orm]
+        assert all(p.user is None or p.user.pk == p.user_id for p in compiled)
+        for key in ("k-1", "k-2"):
+            compiled = services._LOCK_READ_PRIOR.run(game_id=game_id, user_id=users1[0].pk, action_id=key)
+            orm = list(services._lock_queryset(game_id, (users1[0].pk, key)))
+            assert [_fields(p) for p in compiled] == [_fields(p) for p in orm]
+    hit = services._LOCK_READ_PRIOR.run(game_id=g1, user_id=users1[0].pk, action_id="k-1")
+    assert {p.prior_seq for p in hit} == {row.seq}
+
+
+def test_parameters_that_are_not_placeholders_are_refused():
+    a, b = Param("a", 11), Param("b", 12)
+    fixed = CompiledQuery(lambda: GamePlayer.objects.filter(game_id=a, seat=0), [a])
+    with pytest.raises(ValueError, match="not a placeholder"):
+        fixed.run(a=1)
+    missing = CompiledQuery(lambda: GamePlayer.objects.filter(game_id=a), [a, b])
+    with pytest.raises(ValueError, match="placeholders"):
+        missing.run(a=1, b=2)
+    ok = CompiledQuery(lambda: GamePlayer.objects.filter(game_id=a).annotate(
+        n=Subquery(GameAction.objects.filter(game_id=OuterRef("game_id")).values("seq")[:1])), [a])
+    with pytest.raises(ValueError, match="expected"):
+        ok.run(b=1)
+    assert ok.run(a=10**9) == []
