@@ -7,8 +7,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
 from accounts import sanctions  # a module import: sanctions -> config.errors -> DRF settings -> here
-
-TOKEN_KEY_MAX = 64
+from accounts.selectors import token_get
 
 
 class StandingTokenAuthentication(authentication.TokenAuthentication):
@@ -16,13 +15,9 @@ class StandingTokenAuthentication(authentication.TokenAuthentication):
     key of a sanctioned user."""
 
     def authenticate_credentials(self, key):
-        if "\x00" in key or len(key) > TOKEN_KEY_MAX:  # PostgreSQL refuses NUL in text: no such token
+        token = token_get(key)
+        if token is None:
             raise exceptions.AuthenticationFailed("Invalid token.")
-        model = self.get_model()
-        try:
-            token = model.objects.select_related("user").get(key=key)
-        except model.DoesNotExist as exc:
-            raise exceptions.AuthenticationFailed("Invalid token.") from exc
         sanctions.user_check_standing(token.user)
         return token.user, token
 

@@ -24,15 +24,10 @@ from config.asyncdb import db_call
 @db_call
 def user_for_token(key: str):
     """The user owning token ``key`` (whatever their standing), or ``AnonymousUser``."""
-    from rest_framework.authtoken.models import Token
+    from accounts.selectors import token_get
 
-    if "\x00" in key or len(key) > 64:  # PostgreSQL refuses NUL in text: no such token either way
-        return AnonymousUser()
-    try:
-        token = Token.objects.select_related("user").get(key=key)
-    except (Token.DoesNotExist, ValueError):
-        return AnonymousUser()
-    return token.user
+    token = token_get(key)
+    return AnonymousUser() if token is None else token.user
 
 
 def allowed_origins() -> list[str]:

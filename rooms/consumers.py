@@ -45,9 +45,9 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from rest_framework import exceptions
-from rest_framework.authtoken.models import Token
 
 from accounts.sanctions import CLOSE_CODES, CLOSE_SIGNED_OUT, user_group, user_standing
+from accounts.selectors import token_get
 from config import metrics
 from config.asyncdb import db_call
 from config.errors import ApiError, validation_body
@@ -88,7 +88,7 @@ def _current_user(user_id: int, token_key: str | None, session_key: str | None):
     from accounts.models import User
 
     if token_key is not None:
-        token = Token.objects.select_related("user").filter(key=token_key).first()
+        token = token_get(token_key)
         user = token.user if token is not None and token.user_id == user_id else None
     else:
         user = User.objects.filter(pk=user_id).first() if _session_alive(session_key) else None

@@ -59,3 +59,16 @@ def test_parameters_that_are_not_placeholders_are_refused():
     with pytest.raises(ValueError, match="expected"):
         ok.run(b=1)
     assert ok.run(a=10**9) == []
+
+
+def test_the_token_read_finds_the_token_with_its_user_and_nothing_else():
+    from rest_framework.authtoken.models import Token
+
+    from accounts.selectors import token_get
+
+    user = UserFactory()
+    token = Token.objects.create(user=user)
+    got = token_get(token.key)
+    assert (got.key, got.user_id, got.user.username, got.user.display_name) == (
+        token.key, user.pk, user.username, user.display_name)
+    assert [token_get(k) for k in ("x" * 40, token.key.upper(), "a\x00b", "k" * 65, "")] == [None] * 5
