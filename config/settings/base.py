@@ -244,6 +244,10 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_TIME_LIMIT = 30
 CELERY_TASK_SOFT_TIME_LIMIT = 25
 CELERY_RESULT_EXPIRES = 3600
+# Nothing reads a task's result (timers, CPU moves, ratings act on the database): none is stored. Enqueuing
+# from a request thread then skips building the result backend, which Celery keeps per thread (each
+# request has a thread of its own): 4.5 -> 2.5 ms of CPU per enqueue (bench/README.md "Server").
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
