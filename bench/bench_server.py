@@ -1,7 +1,7 @@
 """Server benchmark (on demand; not collected by pytest): the whole service on this machine under N
 concurrent games played by scripted clients, side by side with a bare ``GET /api/me`` load, in one run.
 
-    .venv/bin/python bench/bench_server.py --games 16,64 --game chinchirorin|chinchon|both
+    .venv/bin/python bench/bench_server.py --games 16,64 --game chinchirorin|chinchon|both --think 0,1-3
     .venv/bin/python bench/bench_server.py --games 16 --servers 2 --workers 1 --celery-workers 2
 
 What it does, in order (every process it starts is stopped on exit, also on Ctrl-C, SIGTERM or error):
@@ -12,23 +12,32 @@ What it does, in order (every process it starts is stopped on exit, also on Ctrl
 2. Starts ``--servers`` uvicorn servers (default 1; ``--workers`` processes each, default 2; uvloop +
    httptools, no access log) on free loopback ports, ``--celery-workers`` Celery workers
    (``--celery-concurrency`` each) and Celery beat, all with ``config.settings.local``, ``DEBUG=false``,
-   ``LOG_LEVEL=WARNING``, ``THROTTLE_GUEST`` raised so guests can be made in bulk and ``CHANNEL_LAYER`` from
+   ``LOG_LEVEL=WARNING``, ``THROTTLE_GUEST`` and the room look-up throttles raised so guests can be made and
+   rooms joined in bulk from one address and ``CHANNEL_LAYER`` from
    ``--channel-layer``; waits for every server's ``/healthz`` to answer ok.
 3. For each N of ``--games``: ``GET /api/me`` by ``--get-concurrency`` keep-alive clients for
-   ``--get-seconds`` (requests/s and the web processes' CPU per request), then for each game asked N rooms
-   of 2-4 seats (``--seats``, cycled over the rooms; a room every ``--ramp`` s), every seat a scripted
-   client (guest made over HTTP, its own WebSocket) of :mod:`rooms.demo_client` (``play_game``: actions
-   chosen among ``legal_actions``, ``409 stale_seq`` retried with the body's view); no CPU seats,
-   ``turn_seconds`` null, so the service is measured, not the bots. Seat i of a game plays through server
-   i mod ``--servers``. The N games are played concurrently in one asyncio process (uvloop). The demo
-   client is reused as it is; this script only times it: its ``httpx.AsyncClient`` is replaced by a
+   ``--get-seconds`` (requests/s and the web processes' CPU per request); then, for each thinking time of
+   ``--think`` and each game asked, a phase: N rooms of 2-4 seats (``--seats``, cycled over the rooms)
+   are set up (a room every ``--ramp`` s; every seat a scripted client of :mod:`rooms.demo_client`: a
+   guest made over HTTP, its room joined, its own WebSocket open) and, once all are set up, started
+   together; the measured window runs from that start to the last action answered, so sign-ups, joins
+   and handshakes are not counted as the action path's work. Seats choose among ``legal_actions``
+   (``409 stale_seq`` retried at once from the body's view); no CPU seats, ``turn_seconds`` null, so the
+   service is measured, not the bots. With ``--think 0`` a seat acts as soon as its view awaits it (the
+   server's throughput: actions/s, CPU per action); with ``LOW-HIGH`` it first waits a random time in that
+   range, as a quick player would, and every seat stops acting ``--play-seconds`` after the start (the
+   delivery latency under a given load; unfinished games are left). Seat i of a game plays through
+   server i mod ``--servers``. The games are played concurrently in one asyncio process (uvloop). This
+   script times the demo client without changing its play: its ``httpx.AsyncClient`` is replaced by a
    subclass that times ``POST /api/games/{id}/actions`` and its socket reader sees the sockets through a
    proxy that stamps each ``game`` message's arrival (its view's seq and the seqs of its events).
    Measured: actions applied per second (applied actions / time from the first action POST sent to the
    last one answered), and for every applied action the latency from sending its POST to the moment
    EVERY seat's socket has that ``seq`` (p50/p95/p99/max); an action some seat never got on its socket is
-   counted as ``missed``. Also the web servers' CPU per action. A last GET phase closes the run; the
-   ratios actions/s ÷ GET/s and CPU per action ÷ CPU per GET are printed.
+   counted as ``missed`` (a seat waits, before closing its socket, until no seat of its game has posted
+   for 1 s and it has every seq posted, at most 10 s). Also the web servers' CPU per action (sampled
+   every 0.2 s, read over the measured window). A last GET phase closes the run; the ratios actions/s ÷
+   GET/s and CPU per action ÷ CPU per GET are printed.
 4. Database queries per action, in this process against the same database: one whole game per seat count
    in ``--query-seats`` (default 2 and 4) played through Django's test ``Client`` (the real URL, auth,
    API and service), each ``POST .../actions`` inside ``CaptureQueriesContext`` and, nested, each
@@ -255,6 +264,9 @@ def bench_env(args) -> dict:
         "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{args.db}",
         "REDIS_URL": args.redis,
         "THROTTLE_GUEST": "100000/min",
+        # Every client comes from 127.0.0.1: the room look-up throttles would refuse the joins of N games.
+        "THROTTLE_ROOM_LOOKUP": "100000/min",
+        "THROTTLE_ROOM_LOOKUP_ADDRESS": "100000/min",
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
     })
@@ -324,6 +336,7 @@ class Recorder:
     arrivals: dict[int, dict[str, dict[int, float]]] = field(
         default_factory=lambda: collections.defaultdict(lambda: collections.defaultdict(dict)))
     refused: collections.Counter = field(default_factory=collections.Counter)  # 4xx code -> count
+    last_post: dict[int, tuple[float, int]] = field(default_factory=dict)  # game -> (answered at, max seq)
 
     def arrived(self, key: str, raw) -> None:
         t = time.perf_counter()
@@ -359,7 +372,9 @@ def install_timing() -> None:
             res = await super().post(url, *a, **kw)
             t1 = time.perf_counter()
             if res.status_code == 200:
-                REC.posts.append((int(m.group(1)), res.json()["seq"], t0, t1, (kw.get("json") or {}).get("type")))
+                game_id, seq = int(m.group(1)), res.json()["seq"]
+                REC.posts.append((game_id, seq, t0, t1, (kw.get("json") or {}).get("type")))
+                REC.last_post[game_id] = (t1, max(seq, REC.last_post.get(game_id, (0.0, -1))[1]))
             else:
                 try:
                     REC.refused[res.json().get("code", res.status_code)] += 1
@@ -384,12 +399,15 @@ def install_timing() -> None:
     async def timed_reader(client, ws, changed, room_box):
         await reader(client, TimedSocket(ws, client.token), changed, room_box)
 
-    async def play_then_drain(client, http, game_id, rng, changed):
-        await play_seat(client, http, game_id, rng, changed)
-        final = client.view["seq"]
+    async def play_then_drain(client, http, game_id, rng, changed, **kw):
+        await play_seat(client, http, game_id, rng, changed, **kw)
+        # Until no seat of the game has posted for 1 s and this socket has every seq posted (≤ 10 s).
         end = time.perf_counter() + 10.0
-        while final not in REC.arrivals[game_id][client.token] and time.perf_counter() < end:
-            await asyncio.sleep(0.01)
+        while time.perf_counter() < end:
+            last, final = REC.last_post.get(game_id, (0.0, client.view["seq"]))
+            if final in REC.arrivals[game_id][client.token] and time.perf_counter() - last > 1.0:
+                break
+            await asyncio.sleep(0.02)
 
     demo_client.httpx = types.SimpleNamespace(AsyncClient=TimedAsyncClient, Response=httpx.Response)
     demo_client._socket_reader = timed_reader
@@ -397,20 +415,57 @@ def install_timing() -> None:
 
 
 async def play_phase(servers: list[str], game: str, n: int, seats_cycle: list[int], timeout: float, seed: int,
-                     rules: dict, ramp: float = 0.0) -> dict:
+                     rules: dict, ramp: float = 0.0, think: tuple[float, float] | None = None,
+                     play_seconds: float | None = None, on_go=None) -> dict:
+    """N games set up (guests, room, joins, every seat's socket open; a game every ``ramp`` s), then
+    started together: ``on_go()`` is called at that moment (the measured part begins). ``think``: the
+    seats' thinking time per decision; ``play_seconds``: the seats stop acting that long after the start
+    (unfinished games are left as they are). Returns ``{seats, results, setup}``."""
     from rooms.demo_client import play_game
 
     seats = [seats_cycle[i % len(seats_cycle)] for i in range(n)]
+    loop = asyncio.get_running_loop()
+    go, stop = asyncio.Event(), asyncio.Event()
+    settled = 0  # games set up, or failed before
+    box: dict = {}
+    t_setup = time.perf_counter()
+
+    def one_settled() -> None:
+        nonlocal settled
+        settled += 1
+        if settled == n and not go.is_set():
+            box["setup"] = time.perf_counter() - t_setup
+            if play_seconds is not None:
+                loop.call_later(play_seconds, stop.set)
+            if on_go is not None:
+                on_go()
+            go.set()
+
+    async def ready() -> None:
+        one_settled()
+        await go.wait()
 
     async def one(i: int, s: int) -> dict:
         await asyncio.sleep(i * ramp)  # games join in turn: sign-ups and handshakes do not all collide
         # Each room is made on the servers in turn; its seats are split over every server (seat i: server i).
         k = i % len(servers)
-        return await play_game(servers[k], game=game, seats=s, rules=rules, seed=seed + i, timeout=timeout,
-                               servers=servers[k:] + servers[:k])
+        waited = False
+
+        async def before_start():
+            nonlocal waited
+            waited = True
+            await ready()
+
+        try:
+            return await play_game(servers[k], game=game, seats=s, rules=rules, seed=seed + i, timeout=timeout,
+                                   servers=servers[k:] + servers[:k], think=think, before_start=before_start,
+                                   stop=stop)
+        finally:
+            if not waited:
+                one_settled()
 
     results = await asyncio.gather(*(one(i, s) for i, s in enumerate(seats)), return_exceptions=True)
-    return {"seats": seats, "results": results}
+    return {"seats": seats, "results": results, "setup": box.get("setup", float("nan"))}
 
 
 def _run(coro):
@@ -459,16 +514,71 @@ def run_get_phase(servers: list[str], stack: Stack, args) -> dict:
             "cpu_per_request": cpu / max(1, ok), "load": (load0, os.getloadavg()[0])}
 
 
-def run_phase(servers: list[str], stack: Stack, game: str, n: int, args) -> dict:
+class CpuSampler:
+    """The web processes' CPU seconds sampled every ``every`` s in a thread, so that the CPU of any window
+    inside the phase can be read afterwards (:meth:`between`, linear between samples)."""
+
+    def __init__(self, stack: Stack, every: float = 0.2):
+        import threading
+
+        self.stack, self.every = stack, every
+        self.samples: list[tuple[float, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while True:
+            self.samples.append((time.perf_counter(), web_cpu(self.stack)))
+            if self._stop.wait(self.every):
+                self.samples.append((time.perf_counter(), web_cpu(self.stack)))
+                return
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def at(self, t: float) -> float:
+        xs = self.samples
+        if not xs:
+            return float("nan")
+        if t <= xs[0][0]:
+            return xs[0][1]
+        for (t0, c0), (t1, c1) in zip(xs, xs[1:], strict=False):
+            if t0 <= t <= t1:
+                return c0 + (c1 - c0) * ((t - t0) / (t1 - t0) if t1 > t0 else 0.0)
+        return xs[-1][1]
+
+    def between(self, t0: float, t1: float) -> float:
+        return self.at(t1) - self.at(t0)
+
+
+def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: tuple[float, float] | None) -> dict:
+    """One phase: N games of ``game`` set up, started together, played (with ``think``, for at most
+    ``--play-seconds``). The measured window runs from the start to the last action answered: actions/s,
+    the web processes' CPU in that window, fan-out latencies of the actions in it."""
     REC.posts.clear()
     REC.arrivals.clear()
     REC.refused.clear()
-    cpu0, client0, wall0 = web_cpu(stack), time.process_time(), time.perf_counter()
+    REC.last_post.clear()
+    client0, wall0 = time.process_time(), time.perf_counter()
     load0 = os.getloadavg()[0]
-    coro = play_phase(servers, game, n, args.seats, args.timeout, args.seed, args.rules[game], args.ramp)
-    phase = _run(coro)
+    marks: dict = {}
+
+    def on_go() -> None:
+        marks["go"] = time.perf_counter()
+        marks["client_go"] = time.process_time()
+        marks["load_go"] = os.getloadavg()[0]
+        log(f"{game}: {n} games set up, started")
+
+    with CpuSampler(stack) as cpu:
+        coro = play_phase(servers, game, n, args.seats, args.timeout, args.seed, args.rules[game], args.ramp,
+                          think=think, play_seconds=args.play_seconds if think else None, on_go=on_go)
+        phase = _run(coro)
     wall = time.perf_counter() - wall0
-    server_cpu, client_cpu = web_cpu(stack) - cpu0, time.process_time() - client0
     stack.check_alive()
     ok = [r for r in phase["results"] if isinstance(r, dict)]
     failed = [r for r in phase["results"] if not isinstance(r, dict)]
@@ -480,14 +590,19 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args) -> dict
     posts = list(REC.posts)
     lat, missed = fanout_latencies([(g, s, t0) for g, s, t0, _t1, _k in posts], REC.arrivals, seats_of)
     http = [t1 - t0 for _g, _s, t0, t1, _k in posts]
-    span = (max(p[3] for p in posts) - min(p[2] for p in posts)) if posts else float("nan")
-    applied_server = sum(r["seq"] for r in ok)
+    first = min((p[2] for p in posts), default=float("nan"))
+    last = max((p[3] for p in posts), default=float("nan"))
+    span = last - first
+    go = marks.get("go", first)
+    server_cpu = cpu.between(go, last) if posts else float("nan")
     return {
-        "game": game, "n": n, "seats": phase["seats"], "finished": len(ok), "failed": len(failed),
-        "actions": len(posts), "server_seq_total": applied_server, "span": span, "wall": wall,
+        "game": game, "n": n, "think": think, "seats": phase["seats"], "finished": sum(1 for r in ok if r["result"]),
+        "failed": len(failed), "setup": phase["setup"],
+        "actions": len(posts), "server_seq_total": sum(r["seq"] for r in ok), "span": span, "wall": wall,
         "rate": len(posts) / span if posts else 0.0, "latency": summarize(lat), "http": summarize(http),
-        "missed": missed, "refused": dict(REC.refused), "server_cpu": server_cpu, "client_cpu": client_cpu,
-        "load": (load0, os.getloadavg()[0]),
+        "missed": missed, "refused": dict(REC.refused), "server_cpu": server_cpu,
+        "client_cpu": time.process_time() - marks.get("client_go", client0),
+        "load": (marks.get("load_go", load0), os.getloadavg()[0]),
         "per_game_actions": sorted(r["seq"] for r in ok),
     }
 
@@ -569,6 +684,10 @@ def measure_queries(game: str, seats: int, seed: int, max_actions: int) -> list[
 
 
 # ----------------------------------------------------------------------------------------- report
+def think_text(think: tuple[float, float] | None) -> str:
+    return "0" if think is None else f"{think[0]:g}–{think[1]:g} s"
+
+
 def ms(x: float) -> str:
     return "–" if x != x else f"{x * 1000:.0f}" if x >= 0.1 else f"{x * 1000:.1f}"
 
@@ -585,22 +704,23 @@ def report_ratios(phases: list[dict], gets: list[dict]) -> str:
         return ""
     get_rate = sum(g["rate"] for g in gets) / len(gets)
     get_cpu = sum(g["cpu_per_request"] for g in gets) / len(gets)
-    rows = [[p["game"], p["n"], f"{p['rate']:.1f}", f"{get_rate:.0f}", f"{p['rate'] / get_rate:.2f}",
-             f"{p['server_cpu'] * 1000 / max(1, p['actions']):.2f}", f"{get_cpu * 1000:.2f}",
-             f"{p['server_cpu'] / max(1, p['actions']) / get_cpu:.2f}"] for p in phases]
-    return table(["game", "N", "actions/s", "GET/s", "actions/s ÷ GET/s", "CPU ms/action", "CPU ms/GET",
+    rows = [[p["game"], p["n"], think_text(p["think"]), f"{p['rate']:.1f}", f"{get_rate:.0f}",
+             f"{p['rate'] / get_rate:.2f}", f"{p['server_cpu'] * 1000 / max(1, p['actions']):.2f}",
+             f"{get_cpu * 1000:.2f}", f"{p['server_cpu'] / max(1, p['actions']) / get_cpu:.2f}"] for p in phases]
+    return table(["game", "N", "think", "actions/s", "GET/s", "actions/s ÷ GET/s", "CPU ms/action", "CPU ms/GET",
                   "CPU action ÷ GET"], rows)
 
 
 def report_phases(phases: list[dict], args) -> str:
-    headers = ["game", "N", "seats", "finished", "actions", "actions/s", "p50 ms", "p95 ms", "p99 ms", "max ms",
-               "missed", "HTTP p50 ms", "409/4xx", "server CPU ms/action", "load"]
+    headers = ["game", "N", "think", "seats", "set-up s", "finished", "actions", "actions/s", "p50 ms", "p95 ms",
+               "p99 ms", "max ms", "missed", "HTTP p50 ms", "409/4xx", "server CPU ms/action", "load"]
     rows = []
     for p in phases:
         lat, http = p["latency"], p["http"]
         seats = "/".join(str(s) for s in sorted(set(p["seats"])))
         refused = sum(p["refused"].values())
-        rows.append([p["game"], p["n"], seats, f"{p['finished']}/{p['n']}", p["actions"], f"{p['rate']:.1f}",
+        rows.append([p["game"], p["n"], think_text(p["think"]), seats, f"{p['setup']:.1f}", f"{p['finished']}/{p['n']}",
+                     p["actions"], f"{p['rate']:.1f}",
                      ms(lat["p50"]), ms(lat["p95"]), ms(lat["p99"]), ms(lat["max"]), p["missed"], ms(http["p50"]),
                      refused, f"{p['server_cpu'] * 1000 / max(1, p['actions']):.1f}",
                      f"{p['load'][0]:.1f}→{p['load'][1]:.1f}"])
@@ -650,7 +770,12 @@ def parse_args(argv=None):
     ap.add_argument("--celery-workers", type=int, default=1, help="Celery worker instances (default 1)")
     ap.add_argument("--celery-concurrency", type=int, default=1, help="processes per Celery worker (default 1)")
     ap.add_argument("--channel-layer", choices=["pubsub", "core"], help="CHANNEL_LAYER (default: the service's)")
-    ap.add_argument("--ramp", type=float, default=0.1, help="seconds between the starts of two games (default 0.1)")
+    ap.add_argument("--ramp", type=float, default=0.1, help="seconds between the set-ups of two games (default 0.1)")
+    ap.add_argument("--think", default="0",
+                    help="seats' thinking time per decision, a phase per item: 0 (none: as fast as the server "
+                         "answers) or LOW-HIGH seconds, e.g. '0,1-2' (default 0)")
+    ap.add_argument("--play-seconds", type=float, default=60.0,
+                    help="phases with thinking time: seats stop acting this long after the start (default 60)")
     ap.add_argument("--get-seconds", type=float, default=10.0, help="seconds of GET /api/me load (0 skips)")
     ap.add_argument("--get-concurrency", type=int, default=16, help="concurrent GET /api/me clients (default 16)")
     ap.add_argument("--timeout", type=float, default=110.0, help="seconds per game phase (default 110)")
@@ -668,6 +793,13 @@ def parse_args(argv=None):
     args = ap.parse_args(argv)
     args.seats = [int(s) for s in args.seats.split(",") if s]
     args.games = [int(n) for n in str(args.games).split(",") if n]
+    try:
+        args.think = [None if t.strip() in ("0", "") else tuple(float(x) for x in t.split("-", 1))
+                      for t in args.think.split(",")]
+    except ValueError:
+        ap.error("--think: items 0 or LOW-HIGH")
+    if any(t is not None and (len(t) != 2 or not 0 <= t[0] <= t[1]) for t in args.think):
+        ap.error("--think: items 0 or LOW-HIGH with 0 <= LOW <= HIGH")
     args.query_seats = [int(s) for s in args.query_seats.split(",") if s]
     args.rules = {"chinchirorin": json.loads(args.chinchirorin_rules), "chinchon": json.loads(args.chinchon_rules)}
     if not re.fullmatch(r"\w+", args.db):
@@ -706,13 +838,15 @@ def main(argv=None) -> int:
                 if args.get_seconds > 0:
                     gets.append(run_get_phase(servers, stack, args))
                     log(f"GET /api/me: {gets[-1]['rate']:.0f}/s, {gets[-1]['cpu_per_request'] * 1000:.2f} ms CPU each")
-                for game in games:
-                    log(f"{game}: {n} concurrent games, seats {args.seats}, rules {args.rules[game] or 'default'}")
-                    phase = run_phase(servers, stack, game, n, args)
-                    phases.append(phase)
-                    log(f"{game}: {phase['actions']} actions in {phase['span']:.1f} s ({phase['rate']:.1f}/s), "
-                        f"fan-out p50 {ms(phase['latency']['p50'])} ms p99 {ms(phase['latency']['p99'])} ms, "
-                        f"missed {phase['missed']}")
+                for think in args.think:
+                    for game in games:
+                        log(f"{game}: {n} concurrent games, seats {args.seats}, think {think_text(think)}, "
+                            f"rules {args.rules[game] or 'default'}")
+                        phase = run_phase(servers, stack, game, n, args, think)
+                        phases.append(phase)
+                        log(f"{game}: set up in {phase['setup']:.1f} s; {phase['actions']} actions in "
+                            f"{phase['span']:.1f} s ({phase['rate']:.1f}/s), fan-out p50 {ms(phase['latency']['p50'])} "
+                            f"ms p99 {ms(phase['latency']['p99'])} ms, missed {phase['missed']}")
             if args.get_seconds > 0:
                 gets.append(run_get_phase(servers, stack, args))
         if args.query_seats:

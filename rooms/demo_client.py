@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import random
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,20 +112,31 @@ async def _pinger(ws) -> None:
 
 
 async def _play_seat(client: SeatClient, http: httpx.AsyncClient, game_id: int, rng: random.Random,
-                     changed: asyncio.Event) -> None:
-    """Act whenever the held view awaits this seat, until the game is over."""
+                     changed: asyncio.Event, think: tuple[float, float] | None = None,
+                     stop: asyncio.Event | None = None) -> None:
+    """Act whenever the held view awaits this seat, until the game is over (or ``stop`` is set).
+    ``think``: ``(low, high)`` seconds, drawn uniformly, that the seat waits before each decision it has
+    not tried yet (a retry after ``409 stale_seq`` goes at once)."""
     memory: dict[str, Any] = {}
+    fresh = True  # the next decision is a new one (not a retry): think first
     while True:
         view = client.view
         if view is not None and view["id"] == game_id and view["status"] != "playing":
             return
+        if stop is not None and stop.is_set():
+            return
         if view is None or view["id"] != game_id or not view["legal_actions"]:
+            fresh = True
             changed.clear()
             try:
                 await asyncio.wait_for(changed.wait(), RESYNC_SECONDS)
             except TimeoutError:  # the layer may drop messages: the database is the truth
                 client.take(await _check(await http.get(f"/api/games/{game_id}", headers=client.headers), 200))
             continue
+        if think is not None and fresh:
+            await asyncio.sleep(rng.uniform(*think))
+            fresh = False
+            continue  # decide from the view held after thinking
         action = _choose(view, rng, memory)
         res = await http.post(f"/api/games/{game_id}/actions", headers=client.headers,
                               json={**action, "seq": view["seq"]})
@@ -132,11 +144,13 @@ async def _play_seat(client: SeatClient, http: httpx.AsyncClient, game_id: int, 
         if res.status_code == 200:
             client.actions += 1
             client.take(body)
+            fresh = True
         elif res.status_code == 409 and body.get("code") == "stale_seq":
             client.retries += 1
-            client.take(body.get("view"))  # decide again from the current view (its seq)
+            client.take(body.get("view"))  # decide again from the current view (its seq), at once
         elif body.get("code") in ("not_your_turn", "game_over", "illegal_action"):
             client.retries += 1
+            fresh = True
             client.take(await _check(await http.get(f"/api/games/{game_id}", headers=client.headers), 200))
         else:
             raise DemoError(f"seat {client.seat}: {res.status_code} {body}")
@@ -144,12 +158,17 @@ async def _play_seat(client: SeatClient, http: httpx.AsyncClient, game_id: int, 
 
 async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | None = None,
                     tokens: list[str] | None = None, seed: int = 0, timeout: float = 600.0,
-                    servers: list[str] | None = None) -> dict:
+                    servers: list[str] | None = None, think: tuple[float, float] | None = None,
+                    before_start: Callable[[], Awaitable[Any]] | None = None, stop: asyncio.Event | None = None) -> dict:
     """Play one whole game of ``game`` with ``seats`` client seats and return a summary.
 
     ``tokens``: the players' tokens in seat order (default: new guests); the first creates the room and
     hosts. ``servers``: base URLs of several servers of one service; seat ``i`` plays (its socket and its
-    actions) through ``servers[i % len(servers)]`` (default: all through ``server``). Returns ``{"game_id", "room", "game", "result", "seq", "actions", "retries", "messages",
+    actions) through ``servers[i % len(servers)]`` (default: all through ``server``). ``think``: seconds ``(low, high)``
+    each seat waits before a decision (default: none). ``before_start``: awaited once every seat's socket
+    is open, before the host starts the game (a benchmark starts many games together). ``stop``: once it
+    is set the seats stop acting and the game is left as it is (``result`` None while it is playing).
+    Returns ``{"game_id", "room", "game", "result", "seq", "actions", "retries", "messages",
     "players": [{seat, display_name}]}`` (``seq`` = the game's applied actions, ``messages`` = socket
     messages received by all seats). Raises :class:`DemoError` or ``TimeoutError``.
     """
@@ -176,12 +195,15 @@ async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | Non
                 tasks.append(asyncio.create_task(_socket_reader(c, ws, changed, box)))
                 tasks.append(asyncio.create_task(_pinger(ws)))
                 events.append(changed)
+            if before_start is not None:
+                await before_start()
             started = await _check(await http.post(f"/api/rooms/{code}/start", headers=host.headers), 201)
             game_id = started["game_id"]
             for i, c in enumerate(clients):
                 c.seat = i  # the host sits in seat 0 and each joiner takes the lowest free seat
                 rng = random.Random(f"{seed}:{i}")
-                tasks.append(asyncio.create_task(_play_seat(c, seat_http[c.server], game_id, rng, events[i])))
+                tasks.append(asyncio.create_task(_play_seat(c, seat_http[c.server], game_id, rng, events[i],
+                                                            think=think, stop=stop)))
             players = tasks[2 * len(clients):]
             try:
                 await asyncio.wait_for(asyncio.gather(*players), timeout)
