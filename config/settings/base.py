@@ -170,9 +170,13 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_BODY_BYTES
 
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")
 
+# django-redis, not Django's own RedisCache: Django makes a cache object per thread and per async context,
+# so under ASGI every request got a cache of its own, with a connection pool of its own, and opened a new
+# Redis connection for its throttle or presence write (Django ticket #35651). django-redis keeps one pool
+# per process for all of them. A Redis error is raised as redis-py's own (config.errors: 503 unavailable).
 CACHES = {
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "django_redis.cache.RedisCache",
         "LOCATION": REDIS_URL,
     }
 }
