@@ -20,6 +20,7 @@ the 60 s re-entry window, nothing else.
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -27,7 +28,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone, translation
 from django.utils.translation import gettext
@@ -320,8 +321,9 @@ def _save(ctx: _Ctx) -> None:
 def _write(game: Game, actions: list[GameAction], players: list[GamePlayer]) -> None:
     """Insert ``actions``, update ``game`` and ``players`` (every column, as ``save()`` does). On PostgreSQL
     this is ONE statement (data-modifying CTEs: ``WITH a0 AS (INSERT ...), p0 AS (UPDATE ...) UPDATE game``),
-    one round trip; elsewhere the ORM's ``bulk_create`` and ``save()``. No model signals are sent (none
-    are connected to these models)."""
+    one round trip, its text built once per process for each count of rows and players
+    (:func:`_write_sql`); elsewhere the ORM's ``bulk_create`` and ``save()``. No model signals are sent
+    (none are connected to these models)."""
     if connection.vendor != "postgresql" or game.pk is None:
         if actions:
             GameAction.objects.bulk_create(actions)
@@ -329,28 +331,40 @@ def _write(game: Game, actions: list[GameAction], players: list[GamePlayer]) -> 
         for gp in players:
             gp.save()
         return
-    qn = connection.ops.quote_name
-    ctes, params = [], []
-    for i, row in enumerate(actions):
-        fields = [f for f in GameAction._meta.concrete_fields if not f.primary_key]
-        ctes.append(f"a{i} AS (INSERT INTO {qn(GameAction._meta.db_table)} ({', '.join(qn(f.column) for f in fields)})"
-                    f" VALUES ({', '.join(['%s'] * len(fields))}))")
-        params += [f.get_db_prep_save(f.pre_save(row, True), connection) for f in fields]
-
-    def update(obj) -> str:
-        fields = [f for f in type(obj)._meta.concrete_fields if not f.primary_key]
-        params.extend(f.get_db_prep_save(f.pre_save(obj, False), connection) for f in fields)
+    conn = connections[DEFAULT_DB_ALIAS]  # the wrapper itself: every field's prep reads it (the proxy is slow)
+    params = []
+    for row in actions:
+        params += [f.get_db_prep_save(f.pre_save(row, True), conn) for f in _columns(GameAction)]
+    for obj in (*players, game):  # the statement's order: the CTEs', then the game's
+        params += [f.get_db_prep_save(f.pre_save(obj, False), conn) for f in _columns(type(obj))]
         params.append(obj.pk)
-        return (f"UPDATE {qn(type(obj)._meta.db_table)} SET {', '.join(f'{qn(f.column)} = %s' for f in fields)}"
-                f" WHERE {qn(type(obj)._meta.pk.column)} = %s")
+    with conn.cursor() as cursor:
+        cursor.execute(_write_sql(len(actions), len(players)), params)
 
-    for i, gp in enumerate(players):
-        ctes.append(f"p{i} AS ({update(gp)})")
-    sql = update(game)
-    if ctes:  # parameters were collected in the text's order: the CTEs', then the game's
-        sql = f"WITH {', '.join(ctes)} {sql}"
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+
+@functools.cache
+def _columns(model) -> tuple:
+    """``model``'s concrete fields but the primary key, in the order of its columns."""
+    return tuple(f for f in model._meta.concrete_fields if not f.primary_key)
+
+
+@functools.cache
+def _write_sql(n_actions: int, n_players: int) -> str:
+    """The text of :func:`_write`'s statement for ``n_actions`` log rows and ``n_players`` changed players:
+    ``WITH a0 AS (INSERT INTO gameaction ...), ..., p0 AS (UPDATE gameplayer ... WHERE id = %s), ...
+    UPDATE game SET ... WHERE id = %s`` (PostgreSQL)."""
+    qn = connection.ops.quote_name
+
+    def update(model) -> str:
+        return (f"UPDATE {qn(model._meta.db_table)} SET {', '.join(f'{qn(f.column)} = %s' for f in _columns(model))}"
+                f" WHERE {qn(model._meta.pk.column)} = %s")
+
+    insert = (f"INSERT INTO {qn(GameAction._meta.db_table)} ({', '.join(qn(f.column) for f in _columns(GameAction))})"
+              f" VALUES ({', '.join(['%s'] * len(_columns(GameAction)))})")
+    ctes = [f"a{i} AS ({insert})" for i in range(n_actions)]
+    ctes += [f"p{i} AS ({update(GamePlayer)})" for i in range(n_players)]
+    sql = update(Game)
+    return f"WITH {', '.join(ctes)} {sql}" if ctes else sql
 
 
 def arm_timers(game: Game) -> None:
