@@ -1,11 +1,12 @@
 """Live delivery of games (DESIGN.md "Live delivery", API.md "WebSocket").
 
-Each seat's view goes to the group ``f"{game.group}-seat-{seat}"``, the spectator view (public events only) to
-``f"{game.group}-spectators"``, as ``{"type": "game.update", "payload":
-{"type": "game", "view", "events"}}`` (the rooms consumer's ``game_update`` handler forwards ``payload``);
-presence goes to ``game.group`` as ``{"type": "room.presence", "payload": {"type": "presence", "seat",
-"connected", "away", "cpu_playing"}}``. Sending never raises: the database is the truth and clients
-resync by ``seq``.
+One message per broadcast, to the room's group ``game.group`` (every socket of the room, seated or
+watching, is in it): ``{"type": "game.update", "after", "seats": {"<seat>": {"type": "game", "view",
+"events"}, ...}, "spectators"?: {...}}``; each socket's consumer forwards only the payload of its own seat
+(:func:`seat_payload`; the spectators' for a spectator, none while a ranked game is in progress), so the
+channel layer carries one publish per action however many seats there are. Presence goes to the same
+group as ``{"type": "room.presence", "payload": {"type": "presence", "seat", "connected", "away",
+"cpu_playing"}}``. Sending never raises: the database is the truth and clients resync by ``seq``.
 """
 
 from __future__ import annotations
@@ -24,14 +25,14 @@ from games.selectors import game_view, log_entries
 log = logging.getLogger(__name__)
 
 
-def seat_group(group: str, seat: int) -> str:
-    """The channel-layer group of one seat's view."""
-    return f"{group}-seat-{seat}"
-
-
-def spectators_group(group: str) -> str:
-    """The channel-layer group of the spectators' view (the engine's ``view_for(state, None)``)."""
-    return f"{group}-spectators"
+def seat_payload(message: dict, seat: int | None) -> dict | None:
+    """The ``game`` payload of a ``game.update`` ``message`` (:func:`broadcast_game`) for one socket:
+    seat ``seat``'s view and events, or for ``seat=None`` (a spectator) the spectator view and the public
+    events; ``None`` when the message holds none for it (a seat not in the game, a ranked game in progress
+    for a spectator)."""
+    if seat is None:
+        return message.get("spectators")
+    return (message.get("seats") or {}).get(str(seat))
 
 
 def group_send(group: str, message: dict) -> None:
@@ -129,37 +130,35 @@ def _server_loop():
 
 def broadcast_game(game, *, players: list, state, rows: list[tuple[int, str | None, list[dict]]],
                    views: dict[int, dict] | None = None) -> None:
-    """After commit: every seat's message for the transaction's seqs, built from what it held in memory.
+    """After commit: the transaction's seqs to every socket of the game's room, built from what it held in
+    memory.
 
     ``players``: the game's ``GamePlayer`` rows (users loaded); ``state``: the decoded final state;
     ``rows``: ``(seq, by, events with audiences)`` of the seqs the transaction produced, in order;
     ``views``: seat -> the view already built for the final state (the actor's answer), reused. Each seat's
-    view is built once; the spectators' (``f"{group}-spectators"``: the spectator view and the public
-    events; not while a ranked game is in progress) too. The message to ``f"{group}-seat-{n}"`` is
-    ``{"type": "game.update", "after": first seq - 1, "payload": {"type": "game", "view", "events"}}``
-    (``after``: the consumer checks that
-    the socket has every seq before; see ``rooms.consumers``). Sent through :func:`publish`: no query, and
-    the caller does not wait."""
+    view is built once, and the spectators' (not while a ranked game is in progress: it is never
+    watched). ONE message goes to ``game.group``: ``{"type": "game.update", "after": first seq - 1,
+    "seats": {"<seat>": {"type": "game", "view", "events"}}, "spectators"?: {...}}`` (``after``: the
+    consumer checks that the socket has every seq before; ``rooms.consumers`` sends each socket only its
+    own payload, :func:`seat_payload`). Sent through :func:`publish`: no query, and the caller does not
+    wait."""
     if not game.group or not rows:
         return
     after = rows[0][0] - 1
     views = dict(views or {})
 
     def build() -> list[tuple[str, dict]]:
-        messages = []
+        seats = {}
         for gp in players:
             view = views.get(gp.seat)
             if view is None:
                 view = game_view(game=game, seat=gp.seat, players=players, state=state)
-            payload = {"type": "game", "view": view, "events": log_entries(rows, gp.seat)}
-            messages.append((seat_group(game.group, gp.seat), {"type": "game.update", "after": after,
-                                                               "payload": payload}))
-        if not (game.ranked and game.status == Game.PLAYING):  # a ranked game in progress is never watched
+            seats[str(gp.seat)] = {"type": "game", "view": view, "events": log_entries(rows, gp.seat)}
+        message = {"type": "game.update", "after": after, "seats": seats}
+        if not (game.ranked and game.status == Game.PLAYING):
             view = game_view(game=game, seat=None, players=players, state=state)
-            payload = {"type": "game", "view": view, "events": log_entries(rows, None)}
-            messages.append((spectators_group(game.group), {"type": "game.update", "after": after,
-                                                            "payload": payload}))
-        return messages
+            message["spectators"] = {"type": "game", "view": view, "events": log_entries(rows, None)}
+        return [(game.group, message)]
 
     publish(build)
 

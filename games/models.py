@@ -25,8 +25,8 @@ class Game(models.Model):
       open window (``window_opened_at`` + the CPU speed delay), null when no such seat is awaited.
     - ``seed``: 32 secret bytes; never serialized before the end (the view shows its sha256).
     - ``turn_seconds``: null / 30 / 60; ``cpu_speed``: fast / normal / slow; ``ranked``.
-    - ``group``: the live-delivery group prefix (``"room-ABC234"``): seat views go to
-      ``f"{group}-seat-{n}"``, presence to ``group``. Empty: no broadcasts.
+    - ``group``: the live-delivery group (``"room-ABC234"``): the broadcasts (every seat's view in one
+      message, see ``games.events``) and presence go to it. Empty: no broadcasts.
     - ``human_acted``: a human player applied at least one action (timeouts and CPU moves do not count).
     """
 

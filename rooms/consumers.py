@@ -2,8 +2,7 @@
 
 Players seated in the room are accepted, and spectators: a signed-in user without a seat, when the room's
 host lets users watch (``spectators_allowed``) and no ranked game is in progress; a spectator's socket
-joins ``room-<code>-spectators`` instead of a seat's group and gets the spectator view (``you: null``, no
-hidden card) and the public events only, may not act or chat, is listed in the room's ``spectators``, and
+gets the spectator view (``you: null``, no hidden card) and the public events only, may not act or chat, is listed in the room's ``spectators``, and
 is closed with **4403** when watching is turned off or a ranked game starts. The socket is accepted and
 then closed with **4401** when
 it is not authenticated (no or bad token, no session), **4409** when the user is banned, **4410** when
@@ -16,16 +15,17 @@ the session and the user): a revoked token or ended session closes the socket wi
 **4409**, a suspension with **4410**, after an ``error`` message naming why (``authentication_failed``,
 ``banned``, ``suspended`` with ``until``); the action is not applied. A ban, suspension or logout also
 closes every open socket of the user at once: ``user.revoked`` to the group ``user-<id>``
-(``accounts.sanctions``). On connect it joins the groups ``room-<code>`` (room, chat, presence) and
-``room-<code>-seat-<n>`` (that seat's game views) and sends ``room``, then ``game`` (view, and the events of its seq) if the
-room has a game. A socket silent for ``WS_IDLE_SECONDS`` (60) is closed with **4408**.
+(``accounts.sanctions``). On connect it joins the group ``room-<code>`` (room, chat, presence, game
+broadcasts: each socket forwards only its own seat's view, or the spectators') and sends ``room``, then
+``game`` (view, and the events of its seq) if the room has a game. A socket silent for ``WS_IDLE_SECONDS`` (60) is closed with **4408**.
 
 Client → server: ``{type: "action", action: {type, seq, ...}, action_id?}`` (through
 ``games.services.game_apply_action``, success shows as the ``game`` broadcast), ``{type: "chat", text |
 emoji | phrase}`` (the REST chat service and throttle), ``{type: "ping"}`` → ``{type: "pong"}``. Errors go
 only to the sender as ``{type: "error", code, detail, fields?, action_id?}``.
 
-Group messages handled (``payload`` is sent as it is): ``game.update`` (a seat's ``game`` message: each
+Group messages handled (``payload`` is sent as it is): ``game.update`` (the ``game`` message of this
+socket's seat, or the spectators', picked from the broadcast by ``games.events.seat_payload``: each
 socket gets each seq at most once, in order, and the message it gets carries every event since its
 previous one; seqs whose message was overtaken or lost are filled from the log, see ``_send_game``),
 ``room.update``, ``room.chat``, ``room.presence``, ``room.achievement``; from moderators
@@ -52,6 +52,7 @@ from config import metrics
 from config.asyncdb import db_call
 from config.errors import ApiError, validation_body
 from config.parsers import loads_strict
+from games import events as games_events
 from games import selectors as games_selectors
 from games import services as games_services
 from rooms import selectors, services
@@ -216,7 +217,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             await self._connect_spectator(code)
             return
         self.room_id, self.code, self.seat = found
-        await self._join(f"room-{self.code}-seat-{self.seat}")
+        await self._join()
         seat = await db_call(services.room_socket_opened)(room_id=self.room_id, user=self.user)
         if seat is None or seat.index != self.seat:  # unseated (or moved) meanwhile
             if seat is not None:
@@ -226,12 +227,11 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             return
         await self._opened()
 
-    async def _join(self, view_group: str) -> None:
-        """Join the room's group, ``view_group`` (the seat's or the spectators') and the user's group."""
+    async def _join(self) -> None:
+        """Join the room's group and the user's group."""
         self.room_group = f"room-{self.code}"
-        self.seat_group = view_group
         self.joined = True
-        for group in (self.room_group, self.seat_group, user_group(self.user.pk)):
+        for group in (self.room_group, user_group(self.user.pk)):
             await self.channel_layer.group_add(group, self.channel_name)
 
     async def _connect_spectator(self, code: str) -> None:
@@ -242,7 +242,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             return
         self.room_id, self.code = found
         self.spectator = True
-        await self._join(f"room-{self.code}-spectators")
+        await self._join()
         opened = await db_call(services.room_spectator_opened)(room_id=self.room_id, user=self.user)
         if not opened:  # taken a seat, or watching turned off, meanwhile
             await self.close(code=CLOSE_NOT_A_PLAYER)
@@ -285,7 +285,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             except Exception:
                 logger.exception("could not uncount a socket of room %s seat %s", self.room_id, self.seat)
         if self.joined:
-            groups = (self.room_group, self.seat_group, user_group(self.user.pk))
+            groups = (self.room_group, user_group(self.user.pk))
             self.joined = False
             for group in groups:
                 try:
@@ -391,15 +391,23 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(payload)
 
     async def game_update(self, event):
-        """``{"type": "game.update", "after", "payload": {"type": "game", "view", "events"}}`` to a seat
-        group (``games.events.broadcast_game``)."""
-        await self._send_game(event["payload"], event.get("after"))
+        """``{"type": "game.update", "after", "seats": {"<seat>": {"type": "game", "view", "events"}},
+        "spectators"?}`` to the room's group (``games.events.broadcast_game``): only this socket's seat's
+        payload is sent (a spectator's: the spectators'), never another seat's."""
+        if self.spectator:
+            payload = games_events.seat_payload(event, None)
+        elif self.seat is not None:
+            payload = games_events.seat_payload(event, self.seat)
+        else:
+            return
+        if payload is not None:
+            await self._send_game(payload, event.get("after"))
 
     async def room_update(self, event):
         """The new ``room``; a socket whose user no longer holds a seat (removed by the host, or left) is
         closed: its seat group would hand it another seat's views. A user moved to another seat (a
-        ``seats: "auto"`` start puts the party in seats 0..k-1) follows it: the socket changes seat group
-        and gets that seat's current ``game`` (whose broadcast went out before the move)."""
+        ``seats: "auto"`` start puts the party in seats 0..k-1) follows it: the socket takes that seat's
+        payloads from then on and gets its current ``game`` (whose broadcast went out before the move)."""
         payload = event["payload"]
         room = payload.get("room") or {}
         if not settings.PUBLIC_URL and room.get("code"):  # broadcast with a path: made absolute for this socket
@@ -418,8 +426,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_NOT_A_PLAYER)
         elif mine != self.seat:
             # The seat the user holds now is read from the database, not taken from the message: a
-            # room message that arrives late (or out of order) must never put this socket in a seat
-            # group its user does not hold.
+            # room message that arrives late (or out of order) must never make this socket forward the
+            # views of a seat its user does not hold.
             found = await db_call(_seated)(self.code, self.user)
             if found is None:
                 await self.close(code=CLOSE_NOT_A_PLAYER)
@@ -427,9 +435,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             mine = found[2]
             if mine == self.seat:
                 return
-            await self.channel_layer.group_discard(self.seat_group, self.channel_name)
-            self.seat, self.seat_group = mine, f"{self.room_group}-seat-{mine}"
-            await self.channel_layer.group_add(self.seat_group, self.channel_name)
+            self.seat = mine
             _room_msg, game_msg = await db_call(_snapshot)(self.room_id, mine)
             if game_msg is not None:
                 self.game_id, self.last_seq = None, -1  # another seat's views: its snapshot starts them

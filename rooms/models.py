@@ -78,8 +78,8 @@ class Room(models.Model):
 
     @property
     def group(self) -> str:
-        """The live-delivery group prefix: ``room-<code>`` (room and chat); seats add ``-seat-<n>``,
-        spectators ``-spectators``."""
+        """The live-delivery group of the room's sockets: ``room-<code>`` (room, chat, presence, and game
+        broadcasts holding every seat's payload, each socket forwarding its own)."""
         return f"room-{self.code}"
 
 

@@ -5,15 +5,34 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from games.events import seat_payload
 from games.models import Game
+
+
+def socket_shares(group: str, message: dict) -> list[tuple[str, dict]]:
+    """What the sockets of ``group`` forward of one channel-layer message: a ``game.update`` (every seat's
+    payload in one message) as ``(f"{group}-seat-{n}", {"type", "after", "payload"})`` for each seat, and
+    ``f"{group}-spectators"`` when it holds the spectators' payload, each picked by
+    ``games.events.seat_payload`` as the consumer picks it; any other message as it is."""
+    if message.get("type") != "game.update":
+        return [(group, message)]
+    shares = [(f"{group}-seat-{seat}", {"type": message["type"], "after": message["after"],
+                                        "payload": seat_payload(message, int(seat))})
+              for seat in message["seats"]]
+    if seat_payload(message, None) is not None:
+        shares.append((f"{group}-spectators", {"type": message["type"], "after": message["after"],
+                                               "payload": seat_payload(message, None)}))
+    return shares
 
 
 @pytest.fixture
 def sent(monkeypatch):
-    """Every channel-layer message the games app sends: a list of ``(group, message)``."""
+    """Every channel-layer message the games app sends, as its sockets get it: a list of ``(group,
+    message)``, a broadcast split into each seat's share (:func:`socket_shares`)."""
     out = []
-    monkeypatch.setattr("games.events.group_send", lambda group, message: out.append((group, message)))
-    monkeypatch.setattr("games.events.group_send_many", lambda messages: out.extend(messages))
+    monkeypatch.setattr("games.events.group_send", lambda group, message: out.extend(socket_shares(group, message)))
+    monkeypatch.setattr("games.events.group_send_many",
+                        lambda messages: [out.extend(socket_shares(g, m)) for g, m in messages])
     return out
 
 

@@ -510,3 +510,40 @@ async def test_no_spectator_socket_when_watching_is_off(transactional_db):
     room, stranger = await database_sync_to_async(setup)()
     comm = await _open(room.code, stranger)
     assert await _closed_with(comm) == 4403
+
+
+async def test_a_broadcast_reaches_each_socket_as_its_own_seats_share_only(transactional_db):
+    """One ``game.update`` to the room's group carries every seat's payload; each seated socket forwards
+    its own seat's only, a spectator the spectators' only, and nothing when the message has no share for it
+    (a ranked game in progress is broadcast without one). Marked payloads show which share went where."""
+
+    def setup():
+        host, other, watcher = UserFactory(), UserFactory(), UserFactory()
+        room = services.room_create(user=host, game="chinchon", seats=2, spectators_allowed=True)
+        services.room_join(code=room.code, user=other)
+        return room, host, other, watcher
+
+    room, host, other, watcher = await database_sync_to_async(setup)()
+    game_id = await _start(room, host)
+    socks = {0: await _open(room.code, host), 1: await _open(room.code, other), None: await _open(room.code, watcher)}
+    for comm in socks.values():
+        await _until(comm, lambda m: m["type"] == "game")
+    game = await database_sync_to_async(Game.objects.get)(pk=game_id)
+
+    def share(mark: str) -> dict:  # a view of a seq far ahead, so no socket has it yet; no gap to fill
+        return {"type": "game", "view": {"id": game_id, "seq": game.seq + 1, "mark": mark}, "events": []}
+
+    layer = channel_layers["default"]
+    await layer.group_send(game.group, {"type": "game.update", "after": game.seq,
+                                        "seats": {"0": share("seat 0"), "1": share("seat 1")}})
+    await layer.group_send(game.group, {"type": "room.chat", "payload": {"type": "chat", "text": "end"}})
+    for who, comm in socks.items():
+        got = await _until(comm, lambda m: m["type"] == "chat")
+        games = [m["view"]["mark"] for m in got if m["type"] == "game"]
+        assert games == ([] if who is None else [f"seat {who}"]), (who, got)
+    await layer.group_send(game.group, {"type": "game.update", "after": game.seq + 1, "spectators": share("x"),
+                                        "seats": {"0": share("seat 0"), "1": share("seat 1")}})
+    got = await _until(socks[None], lambda m: m["type"] == "game")
+    assert got[-1]["view"]["mark"] == "x"
+    for comm in socks.values():
+        await comm.disconnect()
