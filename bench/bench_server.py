@@ -10,8 +10,8 @@ What it does, in order (every process it starts is stopped on exit, also on Ctrl
    postgres, trust auth; dropped at the end unless ``--keep-db``), empties its own Redis database
    (``--redis``, default ``redis://127.0.0.1:6379/9``; emptied again at the end), migrates.
 2. Starts ``--servers`` uvicorn servers (default 1; ``--workers`` processes each, default 2; uvloop +
-   httptools, no access log) on free loopback ports, ``--celery-workers`` Celery workers
-   (``--celery-concurrency`` each) and Celery beat, all with ``config.settings.local``, ``DEBUG=false``,
+   httptools, no access log, idle keep-alive as ``python -m config.web``) on free loopback ports,
+   ``--celery-workers`` Celery workers (``--celery-concurrency`` each) and Celery beat, all with ``config.settings.local``, ``DEBUG=false``,
    ``LOG_LEVEL=WARNING``, ``THROTTLE_GUEST`` and the room look-up throttles raised so guests can be made and
    rooms joined in bulk from one address and ``CHANNEL_LAYER`` from
    ``--channel-layer``; waits for every server's ``/healthz`` to answer ok.
@@ -72,6 +72,7 @@ BIN = Path(sys.executable).parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from config.web import KEEPALIVE_SECONDS  # noqa: E402 - after the path is set
 from scripts.serve import Supervisor  # noqa: E402 - after the path is set
 
 GAMES = ("chinchirorin", "chinchon")
@@ -306,7 +307,7 @@ def start_stack(args, env: dict, logdir: Path) -> tuple[Stack, list[str]]:
             stack.start(f"web{i}", [str(BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1",
                                     "--port", str(port), "--workers", str(args.workers), "--lifespan", "off",
                                     "--loop", "uvloop", "--http", "httptools", "--no-access-log",
-                                    "--log-level", "warning"])
+                                    "--log-level", "warning", "--timeout-keep-alive", str(KEEPALIVE_SECONDS)])
             servers.append(f"http://127.0.0.1:{port}")
         for i in range(args.celery_workers):
             stack.start(f"worker{i}", [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",

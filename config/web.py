@@ -4,6 +4,12 @@ uvicorn with as many worker processes as this machine has cores for us (``os.sch
 ``WEB_CONCURRENCY`` variable overrides), on ``HOST``:``PORT`` (default 127.0.0.1:8000), lifespan off,
 logging as ``config/uvicorn_logging.json`` (``LOG_FORMAT=json``: one JSON object a line). Tokens in
 socket URLs are redacted from every line (``config.logfilters.RedactTokens``).
+
+An idle keep-alive connection is kept ``WEB_KEEPALIVE_SECONDS`` (default 65 s; uvicorn's own default is
+5 s). A client keeps an idle connection for reuse (httpx 5 s, OkHttp 5 min, browsers about a minute, load
+balancers 60 s); when the server closes it first, a request sent at that moment fails with a reset the
+client did not cause (the bench saw ``ReadError`` on action POSTs of seats that had waited 5 s for the
+others). The server's idle time must outlast the clients' and the balancer's.
 """
 
 import json
@@ -11,6 +17,7 @@ import os
 from pathlib import Path
 
 CONFIG_DIR = Path(__file__).resolve().parent
+KEEPALIVE_SECONDS = 65  # longer than a load balancer's 60 s idle time (see the module docstring)
 
 
 def cores() -> int:
@@ -44,6 +51,7 @@ def web_options(environ: dict) -> dict:
         "lifespan": "off",
         "log_config": log_config(environ.get("LOG_FORMAT", "plain")),
         "access_log": environ.get("ACCESS_LOG", "true").lower() not in ("0", "false", "no", "off"),
+        "timeout_keep_alive": int(environ.get("WEB_KEEPALIVE_SECONDS") or KEEPALIVE_SECONDS),
         "proxy_headers": True,
         "forwarded_allow_ips": environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
     }

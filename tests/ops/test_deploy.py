@@ -144,6 +144,9 @@ def test_web_server_size_and_logging():
     assert web.web_options({})["workers"] == web.cores() == len(os.sched_getaffinity(0))
     options = web.web_options({"WEB_CONCURRENCY": "3", "PORT": "8123", "HOST": "0.0.0.0"})
     assert (options["workers"], options["port"], options["host"], options["lifespan"]) == (3, 8123, "0.0.0.0", "off")
+    # Idle keep-alive connections outlast the clients' and a balancer's 60 s (uvicorn's default is 5 s).
+    assert options["timeout_keep_alive"] == 65
+    assert web.web_options({"WEB_KEEPALIVE_SECONDS": "120"})["timeout_keep_alive"] == 120
     plain = options["log_config"]
     assert plain["formatters"]["access"]["()"] == "uvicorn.logging.AccessFormatter"
     assert plain["handlers"]["access"]["filters"] == ["redact_tokens"]
