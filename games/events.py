@@ -1,10 +1,11 @@
 """Live delivery of games (DESIGN.md "Live delivery", API.md "WebSocket").
 
 One message per broadcast, to the room's group ``game.group`` (every socket of the room, seated or
-watching, is in it): ``{"type": "game.update", "after", "seats": {"<seat>": {"type": "game", "view",
-"events"}, ...}, "spectators"?: {...}}``; each socket's consumer forwards only the payload of its own seat
-(:func:`seat_payload`; the spectators' for a spectator, none while a ranked game is in progress), so the
-channel layer carries one publish per action however many seats there are. Presence goes to the same
+watching, is in it): ``{"type": "game.update", "after", "seats": {"<seat>": share, ...}, "spectators"?:
+share}``, a share being that seat's ``{"type": "game", "view", "events"}`` message already encoded
+(:func:`game_share`); each socket's consumer forwards only its own seat's share (:func:`seat_payload`; the
+spectators' for a spectator, none while a ranked game is in progress), so the channel layer carries one
+publish per action however many seats there are, and no JSON is encoded per socket. Presence goes to the same
 group as ``{"type": "room.presence", "payload": {"type": "presence", "seat", "connected", "away",
 "cpu_playing"}}``. Sending never raises: the database is the truth and clients resync by ``seq``.
 """
@@ -12,6 +13,7 @@ group as ``{"type": "room.presence", "payload": {"type": "presence", "seat", "co
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 
@@ -25,11 +27,20 @@ from games.selectors import game_view, log_entries
 log = logging.getLogger(__name__)
 
 
+def game_share(payload: dict) -> dict:
+    """A ``game`` message ready for a socket: ``{"id": game id, "seq": the view's seq, "text": the message
+    as JSON text}``. Encoded once where it is built: the consumer sends the text as it is (and decodes it
+    only in the rare case it must add or cut events), so a broadcast's channel-layer message, decoded by
+    every socket of the room in the process, holds strings, not every seat's view as nested objects."""
+    view = payload.get("view") or {}
+    return {"id": view.get("id"), "seq": view.get("seq", -1), "text": json.dumps(payload)}
+
+
 def seat_payload(message: dict, seat: int | None) -> dict | None:
-    """The ``game`` payload of a ``game.update`` ``message`` (:func:`broadcast_game`) for one socket:
-    seat ``seat``'s view and events, or for ``seat=None`` (a spectator) the spectator view and the public
-    events; ``None`` when the message holds none for it (a seat not in the game, a ranked game in progress
-    for a spectator)."""
+    """One socket's share of a ``game.update`` ``message`` (:func:`broadcast_game`): seat ``seat``'s
+    ``game`` message, or for ``seat=None`` (a spectator) the spectators' one (spectator view, public
+    events), each as :func:`game_share`; ``None`` when the message holds none for it (a seat not in the
+    game, a ranked game in progress for a spectator)."""
     if seat is None:
         return message.get("spectators")
     return (message.get("seats") or {}).get(str(seat))
@@ -138,7 +149,8 @@ def broadcast_game(game, *, players: list, state, rows: list[tuple[int, str | No
     ``views``: seat -> the view already built for the final state (the actor's answer), reused. Each seat's
     view is built once, and the spectators' (not while a ranked game is in progress: it is never
     watched). ONE message goes to ``game.group``: ``{"type": "game.update", "after": first seq - 1,
-    "seats": {"<seat>": {"type": "game", "view", "events"}}, "spectators"?: {...}}`` (``after``: the
+    "seats": {"<seat>": share}, "spectators"?: share}``, each share the ``{"type": "game", "view",
+    "events"}`` message encoded by :func:`game_share` (``after``: the
     consumer checks that the socket has every seq before; ``rooms.consumers`` sends each socket only its
     own payload, :func:`seat_payload`). Sent through :func:`publish`: no query, and the caller does not
     wait."""
@@ -153,11 +165,11 @@ def broadcast_game(game, *, players: list, state, rows: list[tuple[int, str | No
             view = views.get(gp.seat)
             if view is None:
                 view = game_view(game=game, seat=gp.seat, players=players, state=state)
-            seats[str(gp.seat)] = {"type": "game", "view": view, "events": log_entries(rows, gp.seat)}
+            seats[str(gp.seat)] = game_share({"type": "game", "view": view, "events": log_entries(rows, gp.seat)})
         message = {"type": "game.update", "after": after, "seats": seats}
         if not (game.ranked and game.status == Game.PLAYING):
             view = game_view(game=game, seat=None, players=players, state=state)
-            message["spectators"] = {"type": "game", "view": view, "events": log_entries(rows, None)}
+            message["spectators"] = game_share({"type": "game", "view": view, "events": log_entries(rows, None)})
         return [(game.group, message)]
 
     publish(build)

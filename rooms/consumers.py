@@ -37,6 +37,7 @@ found a room), ``user.warning`` (a moderator's warning: ``{type: "warning", deta
 """
 
 import asyncio
+import json
 import logging
 import time
 from importlib import import_module
@@ -257,7 +258,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         room_msg, game_msg = await db_call(_snapshot)(self.room_id, self.seat, self.base_url)
         await self.send_json(room_msg)
         if game_msg is not None and self.counted:
-            await self._send_game(game_msg)
+            await self._send_game(games_events.game_share(game_msg))
         if self.counted:  # not released by a failed send
             self.watchdog = asyncio.ensure_future(self._watch_silence())
 
@@ -366,42 +367,56 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         await self._release()
 
     # ------------------------------------------------------------------------------- server -> client
-    async def _send_game(self, payload: dict, after: int | None = None):
-        """Send a ``game`` message so that the socket gets each seq once, in order, with its events.
+    async def _send_game(self, share: dict, after: int | None = None):
+        """Send a ``game`` message (``share``: ``games.events.game_share``) so that the socket gets each
+        seq once, in order, with its events.
 
         ``after``: the seq before the first one the message's events cover (the broadcast's ``after``;
         ``None``: the message stands alone, as the connect snapshot). A seq the socket already has is not
         sent again (its events came with it); events of seqs the socket already has are cut; when seqs are
         missing in between (their message was overtaken or lost), their events are read from the log and
-        sent in front, so the message for a seq always carries every event since the previous one."""
-        view = payload.get("view") or {}
-        game_id, seq = view.get("id"), view.get("seq", -1)
+        sent in front, so the message for a seq always carries every event since the previous one. The
+        share's JSON text goes out as it is unless events are added or cut."""
+        game_id, seq = share.get("id"), share.get("seq", -1)
         if self.game_id is not None and game_id is not None and game_id < self.game_id:
             return  # a late message of an earlier game of the room
         last = self.last_seq if game_id == self.game_id else -1
         if seq <= last:
             return
+        text = share["text"]
         if after is not None and after > last and self.joined:
             missing = await db_call(games_selectors.game_events_between)(
                 game_id=game_id, seat=self.seat, after=last, upto=after)
-            payload = {**payload, "events": missing + list(payload.get("events") or [])}
+            payload = json.loads(text)
+            text = json.dumps({**payload, "events": missing + list(payload.get("events") or [])})
         elif after is not None and after < last:
-            payload = {**payload, "events": [e for e in payload.get("events") or [] if e.get("seq", 0) > last]}
+            payload = json.loads(text)
+            text = json.dumps({**payload, "events": [e for e in payload.get("events") or [] if e.get("seq", 0) > last]})
         self.game_id, self.last_seq = game_id, seq
-        await self.send_json(payload)
+        await self._send_text(text)
+
+    async def _send_text(self, text: str) -> None:
+        """:meth:`send_json` for a message already encoded."""
+        if self.revoked:
+            return
+        try:
+            await self.send(text_data=text)
+        except Exception:
+            logger.debug("socket send failed; the client is gone", exc_info=True)
+            await self._release()
 
     async def game_update(self, event):
-        """``{"type": "game.update", "after", "seats": {"<seat>": {"type": "game", "view", "events"}},
-        "spectators"?}`` to the room's group (``games.events.broadcast_game``): only this socket's seat's
-        payload is sent (a spectator's: the spectators'), never another seat's."""
+        """``{"type": "game.update", "after", "seats": {"<seat>": share}, "spectators"?: share}`` to the
+        room's group (``games.events.broadcast_game``): only this socket's seat's share is sent (a
+        spectator's: the spectators'), never another seat's."""
         if self.spectator:
-            payload = games_events.seat_payload(event, None)
+            share = games_events.seat_payload(event, None)
         elif self.seat is not None:
-            payload = games_events.seat_payload(event, self.seat)
+            share = games_events.seat_payload(event, self.seat)
         else:
             return
-        if payload is not None:
-            await self._send_game(payload, event.get("after"))
+        if share is not None:
+            await self._send_game(share, event.get("after"))
 
     async def room_update(self, event):
         """The new ``room``; a socket whose user no longer holds a seat (removed by the host, or left) is
@@ -439,7 +454,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             _room_msg, game_msg = await db_call(_snapshot)(self.room_id, mine)
             if game_msg is not None:
                 self.game_id, self.last_seq = None, -1  # another seat's views: its snapshot starts them
-                await self._send_game(game_msg)
+                await self._send_game(games_events.game_share(game_msg))
 
     async def room_chat(self, event):
         """A chat ``message``."""

@@ -1,5 +1,6 @@
 """Fixtures of the games tests: broadcasts captured, clocks moved by editing the stored times."""
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -17,11 +18,11 @@ def socket_shares(group: str, message: dict) -> list[tuple[str, dict]]:
     if message.get("type") != "game.update":
         return [(group, message)]
     shares = [(f"{group}-seat-{seat}", {"type": message["type"], "after": message["after"],
-                                        "payload": seat_payload(message, int(seat))})
+                                        "payload": json.loads(seat_payload(message, int(seat))["text"])})
               for seat in message["seats"]]
     if seat_payload(message, None) is not None:
         shares.append((f"{group}-spectators", {"type": message["type"], "after": message["after"],
-                                               "payload": seat_payload(message, None)}))
+                                               "payload": json.loads(seat_payload(message, None)["text"])}))
     return shares
 
 

@@ -177,5 +177,6 @@ async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
     assert [g for g, _m in sent] == [game.group]
     message = sent[0][1]
     assert sorted(message["seats"]) == ["0", "1"] and "spectators" in message
-    assert {p["view"]["seq"] for p in [*message["seats"].values(), message["spectators"]]} == {view["seq"] + 1}
-    assert [message["seats"][s]["view"]["you"] for s in ("0", "1")] == [0, 1]
+    shares = [json.loads(p["text"]) for p in [message["seats"]["0"], message["seats"]["1"], message["spectators"]]]
+    assert {p["view"]["seq"] for p in shares} == {view["seq"] + 1}
+    assert [p["view"]["you"] for p in shares] == [0, 1, None]

@@ -17,6 +17,7 @@ from rest_framework.authtoken.models import Token
 from config.asgi import application
 from games import selectors as games_selectors
 from games import services as games_services
+from games.events import game_share
 from games.models import Game, GamePlayer
 from rooms import services
 from rooms.models import Room, Seat
@@ -530,8 +531,8 @@ async def test_a_broadcast_reaches_each_socket_as_its_own_seats_share_only(trans
         await _until(comm, lambda m: m["type"] == "game")
     game = await database_sync_to_async(Game.objects.get)(pk=game_id)
 
-    def share(mark: str) -> dict:  # a view of a seq far ahead, so no socket has it yet; no gap to fill
-        return {"type": "game", "view": {"id": game_id, "seq": game.seq + 1, "mark": mark}, "events": []}
+    def share(mark: str) -> dict:  # a view of the next seq, which no socket has yet; no gap to fill
+        return game_share({"type": "game", "view": {"id": game_id, "seq": game.seq + 1, "mark": mark}, "events": []})
 
     layer = channel_layers["default"]
     await layer.group_send(game.group, {"type": "game.update", "after": game.seq,
