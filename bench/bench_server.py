@@ -38,6 +38,11 @@ What it does, in order (every process it starts is stopped on exit, also on Ctrl
    for 1 s and it has every seq posted, at most 10 s). Also the web servers' CPU per action (sampled
    every 0.2 s, read over the measured window). A last GET phase closes the run; the ratios actions/s ÷
    GET/s and CPU per action ÷ CPU per GET are printed.
+   With ``--timer-games K``, K more games are started first (2-seat Chinchirorin, ``turn_seconds`` 30,
+   guests that never act nor open a socket: the turn timers and then the CPU play them, on the Celery
+   workers, while the load runs); once ``--timer-seconds`` have passed, the log is read: every
+   ``timeout`` row must come at least 30 s after the row before it (no timer fired twice or early), with
+   its lateness after the deadline.
 4. Database queries per action, in this process against the same database: one whole game per seat count
    in ``--query-seats`` (default 2 and 4) played through Django's test ``Client`` (the real URL, auth,
    API and service), each ``POST .../actions`` inside ``CaptureQueriesContext`` and, nested, each
@@ -608,6 +613,61 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
     }
 
 
+# ------------------------------------------------------------------------------- timers
+TIMER_TURN_SECONDS = 30
+TIMER_EARLY_TOLERANCE = 0.05  # seconds a timer may act before its deadline (games.services.EARLY_TOLERANCE)
+
+
+async def start_timer_games(servers: list[str], k: int) -> list[int]:
+    """``--timer-games``: ``k`` 2-seat Chinchirorin rooms (first dealer seat 0, ``turn_seconds`` 30) whose
+    two guests start the game and then never act nor open a socket: every decision of theirs is the turn
+    timer's, later (three timeouts make a seat away) the CPU's, all run by the Celery workers. Made on the
+    servers in turn. Returns the game ids."""
+    import httpx
+
+    from rooms.demo_client import new_guest
+
+    ids = []
+    for i in range(k):
+        async with httpx.AsyncClient(base_url=servers[i % len(servers)], timeout=30) as http:
+            host, other = [{"Authorization": f"Token {await new_guest(http, f'Timer {i}-{j}')}"} for j in (0, 1)]
+            res = await http.post("/api/rooms", headers=host, json={
+                "game": "chinchirorin", "seats": 2, "turn_seconds": TIMER_TURN_SECONDS, "rules": {"first_dealer": "seat"}})
+            code = res.json()["code"]
+            (await http.post(f"/api/rooms/{code}/join", headers=other)).raise_for_status()
+            res = await http.post(f"/api/rooms/{code}/start", headers=host)
+            res.raise_for_status()
+            ids.append(res.json()["game_id"])
+    return ids
+
+
+def check_timer_games(db: str, ids: list[int]) -> dict:
+    """What the timers did in the ``--timer-games`` games, read from the log: every ``timeout`` row must
+    come at least ``TIMER_TURN_SECONDS`` (less ``TIMER_EARLY_TOLERANCE``) after the row before it (the
+    game's start for seq 1), the moment its window opened: a timer that fired twice, or early, would close
+    a window before its deadline. Returns the rows by kind, ``early`` (must be 0) and the lateness after
+    the deadline (p50, max, s)."""
+    if not ids:
+        return {}
+    with _pg(db) as conn:
+        starts = dict(conn.execute("SELECT id, created_at FROM games_game WHERE id = ANY(%s)", [ids]).fetchall())
+        rows = conn.execute("SELECT game_id, seq, by, created_at FROM games_gameaction WHERE game_id = ANY(%s) "
+                            "ORDER BY game_id, seq", [ids]).fetchall()
+    kinds, late, early = collections.Counter(), [], 0
+    previous = dict(starts)
+    for game_id, _seq, by, at in rows:
+        kinds[by] += 1
+        if by == "timeout":
+            gap = (at - previous[game_id]).total_seconds()
+            if gap < TIMER_TURN_SECONDS - TIMER_EARLY_TOLERANCE:
+                early += 1
+            late.append(gap - TIMER_TURN_SECONDS)
+        previous[game_id] = at
+    late.sort()
+    return {"games": len(ids), "rows": dict(kinds), "timeouts": len(late), "early": early,
+            "late_p50": late[len(late) // 2] if late else None, "late_max": late[-1] if late else None}
+
+
 # ------------------------------------------------------------------------------- query counts
 def setup_django(env: dict) -> None:
     for k in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CELERY_TASK_ALWAYS_EAGER", "CELERY_TASK_DEFAULT_QUEUE",
@@ -784,6 +844,10 @@ def parse_args(argv=None):
     ap.add_argument("--chinchon-rules", default="{}", help='room settings, JSON (e.g. \'{"elimination": 50}\')')
     ap.add_argument("--conn-max-age", help="CONN_MAX_AGE for the server (default: the service's, 0)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the clients' choices")
+    ap.add_argument("--timer-games", type=int, default=0,
+                    help="also K 2-seat games with 30 s turns nobody plays: the timers' work, checked at the end")
+    ap.add_argument("--timer-seconds", type=float, default=150.0,
+                    help="the timer games run at least this long before they are checked (default 150)")
     ap.add_argument("--query-seats", default="2,4", help="seat counts of the in-process query games ('' skips)")
     ap.add_argument("--query-actions", type=int, default=1000, help="at most this many actions per query game")
     ap.add_argument("--no-load", action="store_true", help="only the query counts, no server load")
@@ -822,7 +886,7 @@ def main(argv=None) -> int:
     env = bench_env(args)
     stack = None
     created = False
-    phases, samples, gets = [], [], []
+    phases, samples, gets, timers = [], [], [], {}
     logdir = Path(tempfile.mkdtemp(prefix="chinchi-bench-"))
     try:
         log(f"database {args.db}, redis {args.redis}, logs in {logdir}")
@@ -833,6 +897,10 @@ def main(argv=None) -> int:
         stack, servers = start_stack(args, env, logdir)
         log(f"ready at {', '.join(servers)}: uvicorn ×{args.workers} each, celery worker ×{args.celery_workers} "
             f"(concurrency {args.celery_concurrency}), beat")
+        timer_ids = asyncio.run(start_timer_games(servers, args.timer_games)) if args.timer_games else []
+        timers_from = time.monotonic()
+        if timer_ids:
+            log(f"{len(timer_ids)} timer games started (30 s turns, no one acting)")
         if not args.no_load:
             install_timing()
             for n in args.games:
@@ -850,6 +918,13 @@ def main(argv=None) -> int:
                             f"ms p99 {ms(phase['latency']['p99'])} ms, missed {phase['missed']}")
             if args.get_seconds > 0:
                 gets.append(run_get_phase(servers, stack, args))
+        if timer_ids:
+            wait = args.timer_seconds - (time.monotonic() - timers_from)
+            if wait > 0:
+                log(f"timer games: waiting {wait:.0f} s more")
+                time.sleep(wait)
+            timers = check_timer_games(args.db, timer_ids)
+            log(f"timer games: {timers}")
         if args.query_seats:
             setup_django(env)
             for game in games:
@@ -896,13 +971,20 @@ def main(argv=None) -> int:
             print(f"  {p['game']}: actions per game {p['per_game_actions']}; server seq total {p['server_seq_total']}; "
                   f"refused {p['refused'] or 'none'}; HTTP POST p50/p99 {ms(p['http']['p50'])}/{ms(p['http']['p99'])} ms; "
                   f"client CPU {p['client_cpu']:.1f} s, server (uvicorn) CPU {p['server_cpu']:.1f} s in {p['wall']:.1f} s")
+    if timers:
+        print()
+        print("| timer games | timeout rows | fired early | late after deadline p50 / max | other rows |")
+        print("|---|---|---|---|---|")
+        late = f"{timers['late_p50']:.2f} / {timers['late_max']:.2f} s" if timers["timeouts"] else "–"
+        other = {k: v for k, v in timers["rows"].items() if k != "timeout"}
+        print(f"| {timers['games']} | {timers['timeouts']} | {timers['early']} | {late} | {other or 'none'} |")
     if samples:
         print()
         print(report_queries(samples))
     if args.json:
-        Path(args.json).write_text(json.dumps({"gets": gets, "phases": phases, "queries": query_summary(samples)}, indent=1,
-                                              default=str))
-    return 0 if all(p["failed"] == 0 for p in phases) else 1
+        Path(args.json).write_text(json.dumps({"gets": gets, "phases": phases, "queries": query_summary(samples),
+                                               "timers": timers}, indent=1, default=str))
+    return 0 if all(p["failed"] == 0 for p in phases) and not timers.get("early") else 1
 
 
 if __name__ == "__main__":
