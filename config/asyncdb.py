@@ -4,12 +4,23 @@ Channels' ``database_sync_to_async`` is thread-sensitive: outside a request (a c
 ``ThreadSensitiveContext``) asgiref runs every such call of the process on ONE shared thread, so the
 database work of every open socket waits in one queue (django/channels#2132) and, under load, handshakes
 time out behind it. The socket code here is made of self-contained calls (each opens its own transaction
-and needs nothing from the thread it runs on), so it runs on the event loop's thread pool instead
-(asgiref's ``thread_sensitive=False``; ``min(32, cores + 4)`` threads), each call on its own connection
-(from the pool, given back when the call ends).
+and needs nothing from the thread it runs on), so it runs on a thread pool instead (asgiref's
+``thread_sensitive=False``), each call on its own connection (from the pool, given back when the call
+ends).
+
+That thread pool is this module's own (``SOCKET_DB_THREADS`` threads a process), not the event loop's
+default one: Django itself runs work there that a request needs to finish while it still holds its
+database connection (``log_response`` of every 4xx/5xx answer, ``response_for_exception``). Sharing it,
+socket calls waiting for a connection from a dry pool filled it, the requests holding the connections
+waited behind them for ``log_response``, and nothing moved until the socket calls' pool timeout
+(``DATABASE_POOL_TIMEOUT``, 10 s): a 10 s stall and a burst of 503s, seen at 64 Chinchirorin games, whose
+simultaneous bets end in many 409s while the games' endings close many sockets at once.
 """
 
+import os
+import threading
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import ParamSpec, TypeVar
 
 from channels.db import DatabaseSyncToAsync
@@ -17,6 +28,20 @@ from django.db import connections
 
 P = ParamSpec("P")
 R = TypeVar("R")
+
+SOCKET_DB_THREADS = min(32, (os.cpu_count() or 1) + 4)  # as asyncio's default pool
+_executor: ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
+
+
+def socket_db_executor() -> ThreadPoolExecutor:
+    """This process's thread pool for :func:`db_call` (made on first use: after a server forks its
+    workers)."""
+    global _executor
+    with _executor_lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=SOCKET_DB_THREADS, thread_name_prefix="socket-db")
+        return _executor
 
 
 class _PooledCall(DatabaseSyncToAsync):
@@ -35,6 +60,7 @@ class _PooledCall(DatabaseSyncToAsync):
 
 
 def db_call(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
-    """``func`` (sync, self-contained database work) as an awaitable run on the loop's thread pool; the
-    thread's database connections are given back (to the pool) after the call."""
-    return _PooledCall(func, thread_sensitive=False)
+    """``func`` (sync, self-contained database work) as an awaitable run on :func:`socket_db_executor`'s
+    threads (never the event loop's default pool, see the module docstring); the thread's database
+    connections are given back (to the pool) after the call."""
+    return _PooledCall(func, thread_sensitive=False, executor=socket_db_executor())
