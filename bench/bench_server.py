@@ -183,10 +183,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _proc_cpu_seconds(pgid: int) -> float:
-    """User + system CPU seconds of the live processes in process group ``pgid`` (Linux /proc)."""
+def _group_cpu_seconds(pgid: int) -> dict[int, float]:
+    """pid -> user + system CPU seconds of each live process in process group ``pgid`` (Linux /proc)."""
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
+    out = {}
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
@@ -196,8 +196,13 @@ def _proc_cpu_seconds(pgid: int) -> float:
         except OSError:
             continue
         if int(fields[2]) == pgid:  # fields after "(comm)": state ppid pgrp ... utime(11) stime(12)
-            total += (int(fields[11]) + int(fields[12])) / tick
-    return total
+            out[int(d)] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def _proc_cpu_seconds(pgid: int) -> float:
+    """User + system CPU seconds of the live processes in process group ``pgid`` (Linux /proc)."""
+    return sum(_group_cpu_seconds(pgid).values())
 
 
 class Stack(Supervisor):
@@ -331,6 +336,15 @@ def start_stack(args, env: dict, logdir: Path) -> tuple[Stack, list[str]]:
 def web_cpu(stack: Stack) -> float:
     """CPU seconds used so far by every web server process (all uvicorn process groups)."""
     return sum(_proc_cpu_seconds(proc.pid) for name, proc in stack.children if name.startswith("web"))
+
+
+def web_cpu_by_process(stack: Stack) -> dict[int, float]:
+    """pid -> CPU seconds used so far, for every web server process."""
+    out = {}
+    for name, proc in stack.children:
+        if name.startswith("web"):
+            out.update(_group_cpu_seconds(proc.pid))
+    return out
 
 
 # ------------------------------------------------------------------------------- timed clients
@@ -483,9 +497,18 @@ def _run(coro):
         return asyncio.run(coro)
 
 
+GET_REQUESTS_PER_CONNECTION = 50
+
+
 async def _hammer_me(servers: list[str], token: str, seconds: float, concurrency: int) -> tuple[int, int]:
     """``concurrency`` clients (keep-alive) each sending ``GET /api/me`` in a loop for ``seconds``, spread
-    over the servers. Returns (answered 200, other answers)."""
+    over the servers. Returns (answered 200, other answers).
+
+    Each client starts 20 ms after the one before and opens a new connection every
+    ``GET_REQUESTS_PER_CONNECTION`` requests: connections opened all at once all went to the one worker
+    process that woke first (asyncio accepts every pending connection of a wake-up), so one core served
+    the whole phase while the server's other worker idled; renewed connections land on the workers in turn
+    as they get busy (:func:`run_get_phase` reports the busiest worker's share)."""
     import httpx
 
     ok = bad = 0
@@ -493,14 +516,18 @@ async def _hammer_me(servers: list[str], token: str, seconds: float, concurrency
 
     async def one(i: int) -> None:
         nonlocal ok, bad
-        async with httpx.AsyncClient(base_url=servers[i % len(servers)], timeout=30,
-                                     headers={"Authorization": f"Token {token}"}) as http:
-            while time.perf_counter() < end:
-                res = await http.get("/api/me")
-                if res.status_code == 200:
-                    ok += 1
-                else:
-                    bad += 1
+        await asyncio.sleep(i * 0.02)
+        while time.perf_counter() < end:
+            async with httpx.AsyncClient(base_url=servers[i % len(servers)], timeout=30,
+                                         headers={"Authorization": f"Token {token}"}) as http:
+                for _ in range(GET_REQUESTS_PER_CONNECTION):
+                    if time.perf_counter() >= end:
+                        break
+                    res = await http.get("/api/me")
+                    if res.status_code == 200:
+                        ok += 1
+                    else:
+                        bad += 1
 
     await asyncio.gather(*(one(i) for i in range(concurrency)))
     return ok, bad
@@ -511,13 +538,15 @@ def run_get_phase(servers: list[str], stack: Stack, args) -> dict:
     import httpx
 
     token = httpx.post(f"{servers[0]}/api/auth/guest", json={"display_name": "Bench GET"}, timeout=30).json()["token"]
-    cpu0, wall0, load0 = web_cpu(stack), time.perf_counter(), os.getloadavg()[0]
+    per0, wall0, load0 = web_cpu_by_process(stack), time.perf_counter(), os.getloadavg()[0]
     ok, bad = _run(_hammer_me(servers, token, args.get_seconds, args.get_concurrency))
     wall = time.perf_counter() - wall0
-    cpu = web_cpu(stack) - cpu0
+    used = {pid: t - per0.get(pid, 0.0) for pid, t in web_cpu_by_process(stack).items()}
+    cpu = sum(used.values())
     stack.check_alive()
     return {"requests": ok, "errors": bad, "wall": wall, "rate": ok / wall, "server_cpu": cpu,
-            "cpu_per_request": cpu / max(1, ok), "load": (load0, os.getloadavg()[0])}
+            "cpu_per_request": cpu / max(1, ok), "load": (load0, os.getloadavg()[0]),
+            "busiest_worker_share": max(used.values()) / cpu if cpu > 0 else float("nan")}
 
 
 class CpuSampler:
@@ -578,6 +607,7 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
         marks["go"] = time.perf_counter()
         marks["client_go"] = time.process_time()
         marks["load_go"] = os.getloadavg()[0]
+        marks["per_process_go"] = web_cpu_by_process(stack)
         log(f"{game}: {n} games set up, started")
 
     with CpuSampler(stack) as cpu:
@@ -585,6 +615,8 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
                           think=think, play_seconds=args.play_seconds if think else None, on_go=on_go)
         phase = _run(coro)
     wall = time.perf_counter() - wall0
+    per0 = marks.get("per_process_go", {})
+    used = {pid: t - per0.get(pid, 0.0) for pid, t in web_cpu_by_process(stack).items()}
     stack.check_alive()
     ok = [r for r in phase["results"] if isinstance(r, dict)]
     failed = [r for r in phase["results"] if not isinstance(r, dict)]
@@ -610,6 +642,7 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
         "client_cpu": time.process_time() - marks.get("client_go", client0),
         "load": (marks.get("load_go", load0), os.getloadavg()[0]),
         "per_game_actions": sorted(r["seq"] for r in ok),
+        "busiest_worker_share": max(used.values()) / sum(used.values()) if sum(used.values()) > 0 else float("nan"),
     }
 
 
@@ -755,8 +788,9 @@ def ms(x: float) -> str:
 
 def report_get(gets: list[dict]) -> str:
     rows = [[f"{g['rate']:.0f}", g["requests"], g["errors"], f"{g['cpu_per_request'] * 1000:.2f}",
-             f"{g['load'][0]:.1f}→{g['load'][1]:.1f}"] for g in gets]
-    return table(["GET /api/me req/s", "requests", "errors", "server CPU ms/GET", "load"], rows)
+             f"{g['busiest_worker_share']:.0%}", f"{g['load'][0]:.1f}→{g['load'][1]:.1f}"] for g in gets]
+    return table(["GET /api/me req/s", "requests", "errors", "server CPU ms/GET", "busiest web process", "load"],
+                 rows)
 
 
 def report_ratios(phases: list[dict], gets: list[dict]) -> str:
@@ -906,7 +940,8 @@ def main(argv=None) -> int:
             for n in args.games:
                 if args.get_seconds > 0:
                     gets.append(run_get_phase(servers, stack, args))
-                    log(f"GET /api/me: {gets[-1]['rate']:.0f}/s, {gets[-1]['cpu_per_request'] * 1000:.2f} ms CPU each")
+                    log(f"GET /api/me: {gets[-1]['rate']:.0f}/s, {gets[-1]['cpu_per_request'] * 1000:.2f} ms CPU each, "
+                        f"busiest web process {gets[-1]['busiest_worker_share']:.0%} of it")
                 for think in args.think:
                     for game in games:
                         log(f"{game}: {n} concurrent games, seats {args.seats}, think {think_text(think)}, "
@@ -970,7 +1005,8 @@ def main(argv=None) -> int:
         for p in phases:
             print(f"  {p['game']}: actions per game {p['per_game_actions']}; server seq total {p['server_seq_total']}; "
                   f"refused {p['refused'] or 'none'}; HTTP POST p50/p99 {ms(p['http']['p50'])}/{ms(p['http']['p99'])} ms; "
-                  f"client CPU {p['client_cpu']:.1f} s, server (uvicorn) CPU {p['server_cpu']:.1f} s in {p['wall']:.1f} s")
+                  f"client CPU {p['client_cpu']:.1f} s, server (uvicorn) CPU {p['server_cpu']:.1f} s in {p['wall']:.1f} s; "
+                  f"busiest web process {p['busiest_worker_share']:.0%} of the web CPU from the start")
     if timers:
         print()
         print("| timer games | timeout rows | fired early | late after deadline p50 / max | other rows |")
