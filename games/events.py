@@ -5,8 +5,8 @@ watching, is in it): ``{"type": "game.update", "after", "seats": {"<seat>": shar
 share}``, a share being that seat's ``{"type": "game", "view", "events"}`` message already encoded
 (:func:`game_share`); each socket's consumer forwards only its own seat's share (:func:`seat_payload`; the
 spectators' for a spectator, none while a ranked game is in progress), so the channel layer carries one
-publish per action however many seats there are, and no JSON is encoded per socket. Presence goes to the same
-group as ``{"type": "room.presence", "payload": {"type": "presence", "seat", "connected", "away",
+publish per action however many seats there are, and no JSON is encoded per socket. Presence goes to the
+same group as ``{"type": "room.presence", "payload": {"type": "presence", "seat", "connected", "away",
 "cpu_playing"}}``. Sending never raises: the database is the truth and clients resync by ``seq``.
 """
 
@@ -150,10 +150,9 @@ def broadcast_game(game, *, players: list, state, rows: list[tuple[int, str | No
     view is built once, and the spectators' (not while a ranked game is in progress: it is never
     watched). ONE message goes to ``game.group``: ``{"type": "game.update", "after": first seq - 1,
     "seats": {"<seat>": share}, "spectators"?: share}``, each share the ``{"type": "game", "view",
-    "events"}`` message encoded by :func:`game_share` (``after``: the
-    consumer checks that the socket has every seq before; ``rooms.consumers`` sends each socket only its
-    own payload, :func:`seat_payload`). Sent through :func:`publish`: no query, and the caller does not
-    wait."""
+    "events"}`` message encoded by :func:`game_share` (``after``: the consumer checks that the socket has
+    every seq before; ``rooms.consumers`` sends each socket only its own share, :func:`seat_payload`).
+    Sent through :func:`publish`: no query, and the caller does not wait."""
     if not game.group or not rows:
         return
     after = rows[0][0] - 1

@@ -2,8 +2,9 @@
 
 Players seated in the room are accepted, and spectators: a signed-in user without a seat, when the room's
 host lets users watch (``spectators_allowed``) and no ranked game is in progress; a spectator's socket
-gets the spectator view (``you: null``, no hidden card) and the public events only, may not act or chat, is listed in the room's ``spectators``, and
-is closed with **4403** when watching is turned off or a ranked game starts. The socket is accepted and
+gets the spectator view (``you: null``, no hidden card) and the public events only, may not act or chat,
+is listed in the room's ``spectators``, and is closed with **4403** when watching is turned off or a
+ranked game starts. The socket is accepted and
 then closed with **4401** when
 it is not authenticated (no or bad token, no session), **4409** when the user is banned, **4410** when
 suspended, and **4403** when the user holds no seat in the room and may not watch it (or the room is
@@ -17,7 +18,8 @@ the session and the user): a revoked token or ended session closes the socket wi
 closes every open socket of the user at once: ``user.revoked`` to the group ``user-<id>``
 (``accounts.sanctions``). On connect it joins the group ``room-<code>`` (room, chat, presence, game
 broadcasts: each socket forwards only its own seat's view, or the spectators') and sends ``room``, then
-``game`` (view, and the events of its seq) if the room has a game. A socket silent for ``WS_IDLE_SECONDS`` (60) is closed with **4408**.
+``game`` (view, and the events of its seq) if the room has a game. A socket silent for
+``WS_IDLE_SECONDS`` (60) is closed with **4408**.
 
 Client → server: ``{type: "action", action: {type, seq, ...}, action_id?}`` (through
 ``games.services.game_apply_action``, success shows as the ``game`` broadcast), ``{type: "chat", text |
