@@ -27,13 +27,16 @@ from games.selectors import game_view, log_entries
 log = logging.getLogger(__name__)
 
 
-def game_share(payload: dict) -> dict:
-    """A ``game`` message ready for a socket: ``{"id": game id, "seq": the view's seq, "text": the message
-    as JSON text}``. Encoded once where it is built: the consumer sends the text as it is (and decodes it
-    only in the rare case it must add or cut events), so a broadcast's channel-layer message, decoded by
-    every socket of the room in the process, holds strings, not every seat's view as nested objects."""
+def game_share(payload: dict, user_id: int | None = None) -> dict:
+    """A ``game`` message ready for a socket: ``{"id": game id, "seq": the view's seq, "user": the seat's
+    user id (``user_id``; None for the spectators' share or a CPU seat), "text": the message as JSON
+    text}``. Encoded once where it is built: the consumer sends the text as it is (and decodes it only in
+    the rare case it must add or cut events), so a broadcast's channel-layer message, decoded by every
+    socket of the room in the process, holds strings, not every seat's view as nested objects. ``user``
+    lets a socket check that a seat's share is its own user's (a start that moves the party's seats
+    broadcasts the new game before the socket hears of its new seat)."""
     view = payload.get("view") or {}
-    return {"id": view.get("id"), "seq": view.get("seq", -1), "text": json.dumps(payload)}
+    return {"id": view.get("id"), "seq": view.get("seq", -1), "user": user_id, "text": json.dumps(payload)}
 
 
 def seat_payload(message: dict, seat: int | None) -> dict | None:
@@ -164,7 +167,8 @@ def broadcast_game(game, *, players: list, state, rows: list[tuple[int, str | No
             view = views.get(gp.seat)
             if view is None:
                 view = game_view(game=game, seat=gp.seat, players=players, state=state)
-            seats[str(gp.seat)] = game_share({"type": "game", "view": view, "events": log_entries(rows, gp.seat)})
+            seats[str(gp.seat)] = game_share({"type": "game", "view": view, "events": log_entries(rows, gp.seat)},
+                                             user_id=gp.user_id)
         message = {"type": "game.update", "after": after, "seats": seats}
         if not (game.ranked and game.status == Game.PLAYING):
             view = game_view(game=game, seat=None, players=players, state=state)

@@ -130,18 +130,25 @@ def scope_base_url(scope) -> str | None:
     return f"{'https' if scope.get('scheme') in ('wss', 'https') else 'http'}://{host}"
 
 
-def _snapshot(room_id: int, seat: int, base_url: str | None = None) -> tuple[dict, dict | None]:
-    """The current ``room`` message and ``game`` message (or ``None``) for ``seat``: the view at the game's
-    seq with that seq's events the seat may see (a message for a seq carries its events: the broadcast of
-    that seq, if it comes after, is not sent again)."""
+def _snapshot(room_id: int, user_id: int | None, base_url: str | None = None) -> tuple[dict, dict | None, int | None]:
+    """``(room message, game message or None, seat)`` now: for ``user_id``'s socket, the seat its user holds
+    in the room as read here (None: none; a start may have moved it since the socket last looked), for
+    ``user_id=None`` (a spectator) the spectators' view. The game message is the view at the game's seq with
+    that seq's events the seat may see (a message for a seq carries its events: the broadcast of that seq,
+    if it comes after, is not sent again)."""
     room = selectors.rooms_with_seats().select_related("game").get(pk=room_id)
     room_msg = {"type": "room", "room": room_data(room, base_url=base_url)}
+    seat = None
+    if user_id is not None:
+        seat = next((s.index for s in room.seats.all() if s.user_id == user_id), None)
+        if seat is None:
+            return room_msg, None, None
     game = room.game
     if game is None:
-        return room_msg, None
+        return room_msg, None, seat
     view = games_selectors.game_view(game=game, seat=seat)
     events = games_selectors.game_events_between(game_id=game.pk, seat=seat, after=game.seq - 1, upto=game.seq)
-    return room_msg, {"type": "game", "view": view, "events": events}
+    return room_msg, {"type": "game", "view": view, "events": events}, seat
 
 
 def _seated(code: str, user) -> tuple[int, str, int] | None:
@@ -185,8 +192,8 @@ def _chat(code: str, creds: tuple, data: dict) -> None:
 
 class RoomConsumer(AsyncJsonWebsocketConsumer):
     """One socket of one seated player (several per seat are allowed and counted), or of a spectator: a
-    signed-in user without a seat in a room whose host lets users watch (``spectator``; ``seat`` None; its
-    group ``room-<code>-spectators`` gets the spectator view and the public events only)."""
+    signed-in user without a seat in a room whose host lets users watch (``spectator``; ``seat`` None; it
+    forwards the broadcasts' spectator share: the spectator view and the public events only)."""
 
     room_id: int | None = None
     seat: int | None = None
@@ -257,8 +264,14 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.counted = True
         metrics.OPEN_SOCKETS.inc()
         self.base_url = scope_base_url(self.scope)
-        room_msg, game_msg = await db_call(_snapshot)(self.room_id, self.seat, self.base_url)
+        room_msg, game_msg, seat = await db_call(_snapshot)(
+            self.room_id, None if self.spectator else self.user.pk, self.base_url)
         await self.send_json(room_msg)
+        if not self.spectator and seat != self.seat:  # moved (or unseated) since the connect looked
+            if seat is None:
+                await self.close(code=CLOSE_NOT_A_PLAYER)
+                return
+            self.seat = seat
         if game_msg is not None and self.counted:
             await self._send_game(games_events.game_share(game_msg))
         if self.counted:  # not released by a failed send
@@ -415,6 +428,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             share = games_events.seat_payload(event, None)
         elif self.seat is not None:
             share = games_events.seat_payload(event, self.seat)
+            if share is not None and share.get("user") != self.user.pk:
+                return  # the seat is another user's now (a start moved the party): its room message follows
         else:
             return
         if share is not None:
@@ -422,7 +437,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
 
     async def room_update(self, event):
         """The new ``room``; a socket whose user no longer holds a seat (removed by the host, or left) is
-        closed: its seat group would hand it another seat's views. A user moved to another seat (a
+        closed. A user moved to another seat (a
         ``seats: "auto"`` start puts the party in seats 0..k-1) follows it: the socket takes that seat's
         payloads from then on and gets its current ``game`` (whose broadcast went out before the move)."""
         payload = event["payload"]
@@ -452,8 +467,11 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             mine = found[2]
             if mine == self.seat:
                 return
+            _room_msg, game_msg, mine = await db_call(_snapshot)(self.room_id, self.user.pk)
+            if mine is None:
+                await self.close(code=CLOSE_NOT_A_PLAYER)
+                return
             self.seat = mine
-            _room_msg, game_msg = await db_call(_snapshot)(self.room_id, mine)
             if game_msg is not None:
                 self.game_id, self.last_seq = None, -1  # another seat's views: its snapshot starts them
                 await self._send_game(games_events.game_share(game_msg))

@@ -13,6 +13,7 @@ Each hypothesis example runs inside a savepoint that is rolled back, so examples
 other's world (``derandomize=True``: the same examples on every run).
 """
 
+import asyncio
 import json
 import threading
 
@@ -29,6 +30,7 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from coins.models import LedgerEntry, Wallet
 from config.asgi import application
+from config.asyncdb import wait_idle
 from games.models import Game, GameAction, GamePlayer
 from ranking.models import FriendRequest, Friendship, QueueEntry, Rating
 from rooms import services as room_services
@@ -334,6 +336,7 @@ async def fresh_layer():
     layer = channel_layers.backends.pop("default", None)
     if layer is not None and hasattr(layer, "close_pools"):
         await layer.close_pools()
+    await asyncio.to_thread(wait_idle)  # socket calls cancelled mid-way finish before the database is flushed
     await database_sync_to_async(connections.close_all)()
 
 
@@ -487,7 +490,7 @@ async def test_a_room_message_cannot_move_a_socket_into_a_seat_its_user_does_not
 @pytest.mark.django_db(transaction=True)
 async def test_a_room_message_without_the_socket_user_closes_it(fresh_layer):
     """A room message in which the socket's user holds no seat (removed, or left) closes the socket with
-    4403: its seat group would hand it another player's views."""
+    4403: it must not go on forwarding a seat's views."""
     code, game_id, keys = await database_sync_to_async(_socket_world)()
     comm = await _open(code, keys[0])
     try:

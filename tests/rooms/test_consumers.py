@@ -15,6 +15,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 
 from config.asgi import application
+from config.asyncdb import wait_idle
 from games import selectors as games_selectors
 from games import services as games_services
 from games.events import game_share
@@ -39,6 +40,7 @@ async def _fresh_layer_and_connections():
     layer = channel_layers.backends.pop("default", None)
     if layer is not None and hasattr(layer, "close_pools"):
         await layer.close_pools()
+    await asyncio.to_thread(wait_idle)  # socket calls cancelled mid-way finish before the database is flushed
     await database_sync_to_async(connections.close_all)()
 
 
@@ -401,6 +403,39 @@ async def test_a_socket_follows_its_seat_when_an_auto_start_moves_it(transaction
     assert (seat.index, seat.connections) == (1, 0)
 
 
+async def test_an_auto_start_that_moves_two_players_never_shows_one_the_others_view(transactional_db):
+    """``seats: "auto"`` with seat 1 empty: Bob (seat 2) plays seat 1 and Cy (seat 3) seat 2. The new game's
+    broadcast goes out before the room message that tells Bob's socket of its new seat, so the share of
+    seat 2 (Cy's hand) reaches his socket while it still holds seat 2: it must not forward it. Every
+    ``game`` message Bob's socket gets is his own seat's, and his view only holds his own cards."""
+
+    def setup():
+        host, bob, cy = UserFactory(display_name="Ann"), UserFactory(display_name="Bob"), UserFactory(display_name="Cy")
+        room = services.room_create(user=host, game="chinchon", seats="auto")
+        Seat.objects.filter(room=room, index=2).update(user=bob)
+        Seat.objects.filter(room=room, index=3).update(user=cy)
+        return room, host, bob, cy
+
+    room, host, bob, cy = await database_sync_to_async(setup)()
+    socks = {bob.pk: await _open(room.code, bob), cy.pk: await _open(room.code, cy)}
+    for comm in socks.values():
+        await _until(comm, lambda m: m["type"] == "room")
+    game_id = await _start(room, host)
+    game = await database_sync_to_async(Game.objects.get)(pk=game_id)
+    seats = await database_sync_to_async(lambda: {p.user_id: p.seat for p in GamePlayer.objects.filter(game=game)})()
+    assert (seats[bob.pk], seats[cy.pk]) == (1, 2)
+    for user_id, comm in socks.items():
+        mine = seats[user_id]
+        got = await _until(comm, lambda m, mine=mine: m["type"] == "game" and m["view"]["you"] == mine)
+        await comm.send_json_to({"type": "ping"})
+        got += await _until(comm, lambda m: m["type"] == "pong")
+        views = [m["view"] for m in got if m["type"] == "game"]
+        assert [v["you"] for v in views] == [seats[user_id]] * len(views), (user_id, [v["you"] for v in views])
+        assert all(sorted(v["table"]["hand"]) == sorted(game.state["hands"][seats[user_id]]) for v in views)
+    for comm in socks.values():
+        await comm.disconnect()
+
+
 async def test_token_socket_from_a_browser_needs_an_origin_the_api_serves(players, settings):
     """A page on another site gets no socket unless its origin is in CORS_ALLOWED_ORIGINS (as its API
     calls get no CORS answer); the service's own hosts and apps sending no Origin always connect."""
@@ -531,19 +566,20 @@ async def test_a_broadcast_reaches_each_socket_as_its_own_seats_share_only(trans
         await _until(comm, lambda m: m["type"] == "game")
     game = await database_sync_to_async(Game.objects.get)(pk=game_id)
 
-    def share(mark: str) -> dict:  # a view of the next seq, which no socket has yet; no gap to fill
-        return game_share({"type": "game", "view": {"id": game_id, "seq": game.seq + 1, "mark": mark}, "events": []})
+    def share(mark: str, user=None) -> dict:  # a view of the next seq, which no socket has yet; no gap to fill
+        view = {"id": game_id, "seq": game.seq + 1, "mark": mark}
+        return game_share({"type": "game", "view": view, "events": []}, user_id=user.pk if user else None)
 
     layer = channel_layers["default"]
     await layer.group_send(game.group, {"type": "game.update", "after": game.seq,
-                                        "seats": {"0": share("seat 0"), "1": share("seat 1")}})
+                                        "seats": {"0": share("seat 0", host), "1": share("seat 1", other)}})
     await layer.group_send(game.group, {"type": "room.chat", "payload": {"type": "chat", "text": "end"}})
     for who, comm in socks.items():
         got = await _until(comm, lambda m: m["type"] == "chat")
         games = [m["view"]["mark"] for m in got if m["type"] == "game"]
         assert games == ([] if who is None else [f"seat {who}"]), (who, got)
     await layer.group_send(game.group, {"type": "game.update", "after": game.seq + 1, "spectators": share("x"),
-                                        "seats": {"0": share("seat 0"), "1": share("seat 1")}})
+                                        "seats": {"0": share("seat 0", host), "1": share("seat 1", other)}})
     got = await _until(socks[None], lambda m: m["type"] == "game")
     assert got[-1]["view"]["mark"] == "x"
     for comm in socks.values():
