@@ -35,13 +35,33 @@ _executor_lock = threading.Lock()
 
 
 def socket_db_executor() -> ThreadPoolExecutor:
-    """This process's thread pool for :func:`db_call` (made on first use: after a server forks its
-    workers)."""
+    """This process's thread pool for :func:`db_call` (made on first use; a forked child makes its own:
+    the parent's threads do not exist there)."""
     global _executor
     with _executor_lock:
         if _executor is None:
             _executor = ThreadPoolExecutor(max_workers=SOCKET_DB_THREADS, thread_name_prefix="socket-db")
         return _executor
+
+
+def _forget_executor_in_child() -> None:
+    global _executor, _executor_lock
+    _executor, _executor_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_executor_in_child)
+
+
+_in_flight = 0
+_idle = threading.Condition()
+
+
+def wait_idle(timeout: float = 10.0) -> bool:
+    """Block until no :func:`db_call` is running in this process (at most ``timeout`` s); True if none is.
+    A call whose awaiting task was cancelled (a socket gone mid-call) goes on in its thread: tests wait
+    for it before their database is flushed."""
+    with _idle:
+        return _idle.wait_for(lambda: _in_flight == 0, timeout)
 
 
 class _PooledCall(DatabaseSyncToAsync):
@@ -52,11 +72,19 @@ class _PooledCall(DatabaseSyncToAsync):
     until the pool ran dry (``PoolTimeout``)."""
 
     def thread_handler(self, loop, *args, **kwargs):
+        global _in_flight
+        with _idle:
+            _in_flight += 1
         try:
             return super().thread_handler(loop, *args, **kwargs)
         finally:
-            for conn in connections.all(initialized_only=True):
-                conn.close()
+            try:
+                for conn in connections.all(initialized_only=True):
+                    conn.close()
+            finally:
+                with _idle:
+                    _in_flight -= 1
+                    _idle.notify_all()
 
 
 def db_call(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:

@@ -1,6 +1,7 @@
 """Prometheus metrics: the protected endpoint, what each family counts (values worked out by hand from
 what the test did), multi-process mode across processes, and JSON log lines of a game."""
 
+import asyncio
 import json
 import logging
 import subprocess
@@ -15,6 +16,7 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from config import metrics
+from config.asyncdb import wait_idle
 from games import services
 from games.models import Game, SweepHeartbeat
 from tests.factories import UserFactory
@@ -125,6 +127,7 @@ def test_scrape_reads_the_celery_queue_depth(client, settings):
 CHILD = """
 import sys
 from config import metrics
+from config.asyncdb import wait_idle
 metrics.actions_applied("chinchon", ["player", "player", "cpu"])
 metrics.timer_fired("chinchon", 0.3)
 metrics.OPEN_SOCKETS.inc(int(sys.argv[1]))
@@ -203,4 +206,5 @@ async def test_open_sockets_counts_seated_sockets_while_they_are_open():
     layer = channel_layers.backends.pop("default", None)
     if layer is not None and hasattr(layer, "close_pools"):
         await layer.close_pools()
+    await asyncio.to_thread(wait_idle)  # socket calls cancelled mid-way finish before the database is flushed
     await database_sync_to_async(connections.close_all)()

@@ -2,6 +2,8 @@
 the room group as ``{type: "achievement", seat, achievement}``; a queue match reaches the player's
 ``user-<id>`` group as ``{type: "queue", status: "matched", room}``."""
 
+import asyncio
+
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import channel_layers
@@ -9,6 +11,7 @@ from django.db import connections
 from rest_framework.authtoken.models import Token
 
 from config.asgi import application
+from config.asyncdb import wait_idle
 from ranking import services
 from rooms import services as rooms_services
 from tests.ranking.factories import FriendshipFactory, UserFactory, make_game
@@ -28,6 +31,7 @@ async def _close_thread_connections():
     layer = channel_layers.backends.pop("default", None)
     if layer is not None and hasattr(layer, "close_pools"):
         await layer.close_pools()
+    await asyncio.to_thread(wait_idle)  # socket calls cancelled mid-way finish before the database is flushed
     await database_sync_to_async(connections.close_all)()
 
 
