@@ -44,16 +44,17 @@ def socket_db_executor() -> ThreadPoolExecutor:
         return _executor
 
 
-def _forget_executor_in_child() -> None:
-    global _executor, _executor_lock
-    _executor, _executor_lock = None, threading.Lock()
-
-
-os.register_at_fork(after_in_child=_forget_executor_in_child)
-
-
-_in_flight = 0
+_in_flight = 0  # db_calls running now (wait_idle)
 _idle = threading.Condition()
+
+
+def _forget_in_child() -> None:
+    """After a fork: no thread pool, no call running and fresh locks (the parent's may be held)."""
+    global _executor, _executor_lock, _in_flight, _idle
+    _executor, _executor_lock, _in_flight, _idle = None, threading.Lock(), 0, threading.Condition()
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
 def wait_idle(timeout: float = 10.0) -> bool:

@@ -2,6 +2,7 @@
 thread Channels' thread-sensitive wrapper uses, and each call gives its connection back."""
 
 import asyncio
+import os
 import threading
 
 import pytest
@@ -78,3 +79,19 @@ async def test_socket_calls_and_the_loops_default_pool_do_not_wait_for_each_othe
     finally:
         release.set()
         await asyncio.gather(*blocked)
+
+
+def test_a_forked_child_makes_its_own_thread_pool():
+    """The parent's pool threads do not exist in a forked child (a server forking its workers after a
+    call): the child starts with no pool and no call counted, and makes its own on first use."""
+    from config import asyncdb
+
+    parent = asyncdb.socket_db_executor()
+    pid = os.fork()
+    if pid == 0:  # the child: report by exit status only
+        fresh = asyncdb._executor is None and asyncdb._in_flight == 0
+        ok = fresh and asyncdb.socket_db_executor() is not parent
+        os._exit(0 if ok else 1)
+    _pid, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert asyncdb.socket_db_executor() is parent
