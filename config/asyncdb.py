@@ -72,6 +72,16 @@ class _PooledCall(DatabaseSyncToAsync):
     did not suffice: with it alone, the socket tests left pool connections checked out by such threads
     until the pool ran dry (``PoolTimeout``)."""
 
+    @property
+    def _executor(self) -> ThreadPoolExecutor:
+        """asgiref's executor of this call: this process's pool at the time of the call (a wrapper made at
+        import, before a server forks its workers, uses the child's own)."""
+        return socket_db_executor()
+
+    @_executor.setter
+    def _executor(self, _value) -> None:  # asgiref's __init__ stores the executor given: always ours
+        pass
+
     def thread_handler(self, loop, *args, **kwargs):
         global _in_flight
         with _idle:
@@ -92,4 +102,4 @@ def db_call(func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
     """``func`` (sync, self-contained database work) as an awaitable run on :func:`socket_db_executor`'s
     threads (never the event loop's default pool, see the module docstring); the thread's database
     connections are given back (to the pool) after the call."""
-    return _PooledCall(func, thread_sensitive=False, executor=socket_db_executor())
+    return _PooledCall(func, thread_sensitive=False)

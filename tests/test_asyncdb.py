@@ -83,14 +83,17 @@ async def test_socket_calls_and_the_loops_default_pool_do_not_wait_for_each_othe
 
 def test_a_forked_child_makes_its_own_thread_pool():
     """The parent's pool threads do not exist in a forked child (a server forking its workers after a
-    call): the child starts with no pool and no call counted, and makes its own on first use."""
+    call): the child starts with no pool and no call counted, and its calls, wrappers made before the fork
+    included, use a pool of its own."""
     from config import asyncdb
 
+    made_before = db_call(lambda: None)  # as a module-level wrapper made at import
     parent = asyncdb.socket_db_executor()
+    assert made_before._executor is parent
     pid = os.fork()
     if pid == 0:  # the child: report by exit status only
         fresh = asyncdb._executor is None and asyncdb._in_flight == 0
-        ok = fresh and asyncdb.socket_db_executor() is not parent
+        ok = fresh and made_before._executor is not parent and made_before._executor is asyncdb.socket_db_executor()
         os._exit(0 if ok else 1)
     _pid, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
