@@ -3,7 +3,7 @@
 One message per broadcast, to the room's group ``game.group`` (every socket of the room, seated or
 watching, is in it): ``{"type": "game.update", "after", "seats": {"<seat>": share, ...}, "spectators"?:
 share}``, a share being that seat's ``{"type": "game", "view", "events"}`` message already encoded
-(:func:`game_share`); each socket's consumer forwards only its own seat's share (:func:`seat_payload`; the
+(:func:`game_share`); each socket's consumer forwards only its own seat's share (:func:`seat_share`; the
 spectators' for a spectator, none while a ranked game is in progress), so the channel layer carries one
 publish per action however many seats there are, and no JSON is encoded per socket. Presence goes to the
 same group as ``{"type": "room.presence", "payload": {"type": "presence", "seat", "connected", "away",
@@ -39,7 +39,7 @@ def game_share(payload: dict, user_id: int | None = None) -> dict:
     return {"id": view.get("id"), "seq": view.get("seq", -1), "user": user_id, "text": json.dumps(payload)}
 
 
-def seat_payload(message: dict, seat: int | None) -> dict | None:
+def seat_share(message: dict, seat: int | None) -> dict | None:
     """One socket's share of a ``game.update`` ``message`` (:func:`broadcast_game`): seat ``seat``'s
     ``game`` message, or for ``seat=None`` (a spectator) the spectators' one (spectator view, public
     events), each as :func:`game_share`; ``None`` when the message holds none for it (a seat not in the
@@ -154,7 +154,7 @@ def broadcast_game(game, *, players: list, state, rows: list[tuple[int, str | No
     watched). ONE message goes to ``game.group``: ``{"type": "game.update", "after": first seq - 1,
     "seats": {"<seat>": share}, "spectators"?: share}``, each share the ``{"type": "game", "view",
     "events"}`` message encoded by :func:`game_share` (``after``: the consumer checks that the socket has
-    every seq before; ``rooms.consumers`` sends each socket only its own share, :func:`seat_payload`).
+    every seq before; ``rooms.consumers`` sends each socket only its own share, :func:`seat_share`).
     Sent through :func:`publish`: no query, and the caller does not wait."""
     if not game.group or not rows:
         return

@@ -27,7 +27,7 @@ emoji | phrase}`` (the REST chat service and throttle), ``{type: "ping"}`` → `
 only to the sender as ``{type: "error", code, detail, fields?, action_id?}``.
 
 Group messages handled (``payload`` is sent as it is): ``game.update`` (the ``game`` message of this
-socket's seat, or the spectators', picked from the broadcast by ``games.events.seat_payload``: each
+socket's seat, or the spectators', picked from the broadcast by ``games.events.seat_share``: each
 socket gets each seq at most once, in order, and the message it gets carries every event since its
 previous one; seqs whose message was overtaken or lost are filled from the log, see ``_send_game``),
 ``room.update``, ``room.chat``, ``room.presence``, ``room.achievement``; from moderators
@@ -310,12 +310,16 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
                     logger.debug("group_discard %s failed", group, exc_info=True)
 
     async def send_json(self, content, close=False):
-        """Send to the client; a client that is already gone releases the seat instead of raising. Nothing
-        more is sent once the socket was closed for a revoked user."""
+        """Send to the client (see :meth:`_send_text`)."""
+        await self._send_text(await self.encode_json(content), close=close)
+
+    async def _send_text(self, text: str, close=False) -> None:
+        """Send a message already encoded; a client that is already gone releases the seat instead of
+        raising. Nothing more is sent once the socket was closed for a revoked user."""
         if self.revoked:
             return
         try:
-            await super().send_json(content, close=close)
+            await self.send(text_data=text, close=close)
         except Exception:
             logger.debug("socket send failed; the client is gone", exc_info=True)
             await self._release()
@@ -410,24 +414,14 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.game_id, self.last_seq = game_id, seq
         await self._send_text(text)
 
-    async def _send_text(self, text: str) -> None:
-        """:meth:`send_json` for a message already encoded."""
-        if self.revoked:
-            return
-        try:
-            await self.send(text_data=text)
-        except Exception:
-            logger.debug("socket send failed; the client is gone", exc_info=True)
-            await self._release()
-
     async def game_update(self, event):
         """``{"type": "game.update", "after", "seats": {"<seat>": share}, "spectators"?: share}`` to the
         room's group (``games.events.broadcast_game``): only this socket's seat's share is sent (a
         spectator's: the spectators'), never another seat's."""
         if self.spectator:
-            share = games_events.seat_payload(event, None)
+            share = games_events.seat_share(event, None)
         elif self.seat is not None:
-            share = games_events.seat_payload(event, self.seat)
+            share = games_events.seat_share(event, self.seat)
             if share is not None and share.get("user") != self.user.pk:
                 return  # the seat is another user's now (a start moved the party): its room message follows
         else:
@@ -437,9 +431,9 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
 
     async def room_update(self, event):
         """The new ``room``; a socket whose user no longer holds a seat (removed by the host, or left) is
-        closed. A user moved to another seat (a
-        ``seats: "auto"`` start puts the party in seats 0..k-1) follows it: the socket takes that seat's
-        payloads from then on and gets its current ``game`` (whose broadcast went out before the move)."""
+        closed. A user moved to another seat (a ``seats: "auto"`` start puts the party in seats 0..k-1)
+        follows it: the socket takes that seat's shares from then on and gets its current ``game`` (whose
+        broadcast went out before the move)."""
         payload = event["payload"]
         room = payload.get("room") or {}
         if not settings.PUBLIC_URL and room.get("code"):  # broadcast with a path: made absolute for this socket
@@ -460,16 +454,11 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             # The seat the user holds now is read from the database, not taken from the message: a
             # room message that arrives late (or out of order) must never make this socket forward the
             # views of a seat its user does not hold.
-            found = await db_call(_seated)(self.code, self.user)
-            if found is None:
-                await self.close(code=CLOSE_NOT_A_PLAYER)
-                return
-            mine = found[2]
-            if mine == self.seat:
-                return
             _room_msg, game_msg, mine = await db_call(_snapshot)(self.room_id, self.user.pk)
             if mine is None:
                 await self.close(code=CLOSE_NOT_A_PLAYER)
+                return
+            if mine == self.seat:
                 return
             self.seat = mine
             if game_msg is not None:

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games.events import seat_payload
+from games.events import seat_share
 from games.models import Game
 
 
@@ -14,15 +14,15 @@ def socket_shares(group: str, message: dict) -> list[tuple[str, dict]]:
     """What the sockets of ``group`` forward of one channel-layer message: a ``game.update`` (every seat's
     payload in one message) as ``(f"{group}-seat-{n}", {"type", "after", "payload"})`` for each seat, and
     ``f"{group}-spectators"`` when it holds the spectators' payload, each picked by
-    ``games.events.seat_payload`` as the consumer picks it; any other message as it is."""
+    ``games.events.seat_share`` as the consumer picks it; any other message as it is."""
     if message.get("type") != "game.update":
         return [(group, message)]
     shares = [(f"{group}-seat-{seat}", {"type": message["type"], "after": message["after"],
-                                        "payload": json.loads(seat_payload(message, int(seat))["text"])})
+                                        "payload": json.loads(seat_share(message, int(seat))["text"])})
               for seat in message["seats"]]
-    if seat_payload(message, None) is not None:
+    if seat_share(message, None) is not None:
         shares.append((f"{group}-spectators", {"type": message["type"], "after": message["after"],
-                                               "payload": json.loads(seat_payload(message, None)["text"])}))
+                                               "payload": json.loads(seat_share(message, None)["text"])}))
     return shares
 
 

@@ -307,20 +307,20 @@ async def test_a_client_gone_during_a_send_releases_its_seat(players, monkeypatc
     """A send that finds the client gone (uvicorn raises ClientDisconnected) ends the consumer before
     Channels calls ``disconnect``: the socket must still be uncounted, so the seat is not connected for
     good (and can turn away after the grace period)."""
-    from channels.generic.websocket import AsyncJsonWebsocketConsumer
+    from channels.generic.websocket import AsyncWebsocketConsumer
 
     room, host, _other = players
     game_id = await _start(room, host)
-    real_send = AsyncJsonWebsocketConsumer.send_json
+    real_send = AsyncWebsocketConsumer.send
     calls = {"n": 0}
 
-    async def flaky_send(self, content, close=False):
+    async def flaky_send(self, text_data=None, bytes_data=None, close=False):
         calls["n"] += 1
         if calls["n"] == 2:  # the `game` message after `room`: the client has just closed
             raise OSError("client disconnected")
-        await real_send(self, content, close=close)
+        await real_send(self, text_data=text_data, bytes_data=bytes_data, close=close)
 
-    monkeypatch.setattr(AsyncJsonWebsocketConsumer, "send_json", flaky_send)
+    monkeypatch.setattr(AsyncWebsocketConsumer, "send", flaky_send)
     comm = await _socket(room.code, host)
     connected, _ = await comm.connect(timeout=TIMEOUT)
     assert connected
