@@ -39,14 +39,17 @@ def game_share(payload: dict, user_id: int | None = None) -> dict:
     return {"id": view.get("id"), "seq": view.get("seq", -1), "user": user_id, "text": json.dumps(payload)}
 
 
-def seat_share(message: dict, seat: int | None) -> dict | None:
-    """One socket's share of a ``game.update`` ``message`` (:func:`broadcast_game`): seat ``seat``'s
-    ``game`` message, or for ``seat=None`` (a spectator) the spectators' one (spectator view, public
-    events), each as :func:`game_share`; ``None`` when the message holds none for it (a seat not in the
-    game, a ranked game in progress for a spectator)."""
+def seat_share(message: dict, seat: int | None, user_id: int | None = None) -> dict | None:
+    """One socket's share of a ``game.update`` ``message`` (:func:`broadcast_game`), as :func:`game_share`:
+    for a seated socket (``seat``, its user ``user_id``) that seat's ``game`` message, only when the share
+    names that user (a start that moves the party's seats broadcasts the new game before the socket hears
+    of its new seat: the share of its old seat is another user's); for ``seat=None`` (a spectator) the
+    spectators' one (spectator view, public events). ``None`` when the message holds none for it (a seat
+    not in the game or another user's, a ranked game in progress for a spectator)."""
     if seat is None:
         return message.get("spectators")
-    return (message.get("seats") or {}).get(str(seat))
+    share = (message.get("seats") or {}).get(str(seat))
+    return share if share is not None and share.get("user") == user_id else None
 
 
 def group_send(group: str, message: dict) -> None:

@@ -420,10 +420,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         spectator's: the spectators'), never another seat's."""
         if self.spectator:
             share = games_events.seat_share(event, None)
-        elif self.seat is not None:
-            share = games_events.seat_share(event, self.seat)
-            if share is not None and share.get("user") != self.user.pk:
-                return  # the seat is another user's now (a start moved the party): its room message follows
+        elif self.seat is not None:  # another user's share (a start moved the party) is None
+            share = games_events.seat_share(event, self.seat, self.user.pk)
         else:
             return
         if share is not None:

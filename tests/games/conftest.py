@@ -12,14 +12,14 @@ from games.models import Game
 
 def socket_shares(group: str, message: dict) -> list[tuple[str, dict]]:
     """What the sockets of ``group`` forward of one channel-layer message: a ``game.update`` (every seat's
-    payload in one message) as ``(f"{group}-seat-{n}", {"type", "after", "payload"})`` for each seat, and
+    payload in one message) as ``(f"{group}-seat-{n}", {"type", "after", "payload"})`` for each seat (the
+    names of the per-seat groups there were, kept as labels: what seat n's socket gets), and
     ``f"{group}-spectators"`` when it holds the spectators' payload, each picked by
     ``games.events.seat_share`` as the consumer picks it; any other message as it is."""
     if message.get("type") != "game.update":
         return [(group, message)]
-    shares = [(f"{group}-seat-{seat}", {"type": message["type"], "after": message["after"],
-                                        "payload": json.loads(seat_share(message, int(seat))["text"])})
-              for seat in message["seats"]]
+    shares = [(f"{group}-seat-{seat}", {"type": message["type"], "after": message["after"], "payload": json.loads(
+                  seat_share(message, int(seat), share["user"])["text"])}) for seat, share in message["seats"].items()]
     if seat_share(message, None) is not None:
         shares.append((f"{group}-spectators", {"type": message["type"], "after": message["after"],
                                                "payload": json.loads(seat_share(message, None)["text"])}))

@@ -24,3 +24,19 @@ def test_group_send_many_sends_every_message_and_survives_a_failing_group(monkey
 def test_group_send_many_without_a_layer_is_a_no_op(monkeypatch):
     monkeypatch.setattr(events, "get_channel_layer", lambda: None)
     events.group_send_many([("a", {"n": 1})])
+
+
+def test_a_socket_gets_only_its_own_users_share_of_a_broadcast():
+    """``seat_share``: seat 1's share to seat 1's user only (not to a socket still on seat 1 whose user a
+    start moved elsewhere), the spectators' share to spectators, nothing where the message has none."""
+    from games.events import game_share, seat_share
+
+    mine = game_share({"type": "game", "view": {"id": 7, "seq": 3, "you": 1}, "events": []}, user_id=42)
+    watched = game_share({"type": "game", "view": {"id": 7, "seq": 3, "you": None}, "events": []})
+    message = {"type": "game.update", "after": 2, "seats": {"1": mine}, "spectators": watched}
+    assert seat_share(message, 1, 42) is mine
+    assert seat_share(message, 1, 43) is None
+    assert seat_share(message, 0, 42) is None
+    assert seat_share(message, None) is watched
+    assert seat_share({"type": "game.update", "after": 2, "seats": {"1": mine}}, None) is None
+    assert (mine["id"], mine["seq"], mine["user"]) == (7, 3, 42)
