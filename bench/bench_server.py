@@ -34,7 +34,7 @@ What it does, in order (every process it starts is stopped on exit, also on Ctrl
    Measured: actions applied per second (applied actions / time from the first action POST sent to the
    last one answered), and for every applied action the latency from sending its POST to the moment
    EVERY seat's socket has that ``seq`` (p50/p95/p99/max); an action some seat never got on its socket is
-   counted as ``missed`` (a seat waits, before closing its socket, until no seat of its game has posted
+   counted as ``missed``, the first five logged (a seat waits, before closing its socket, until no seat of its game has posted
    for 1 s and it has every seq posted, at most 10 s). Also the web servers' CPU per action (sampled
    every 0.2 s, read over the measured window). A last GET phase closes the run; the ratios actions/s ÷
    GET/s and CPU per action ÷ CPU per GET are printed.
@@ -123,6 +123,10 @@ def fanout_latencies(posts: list[tuple[int, int, float]], arrivals: dict[int, di
         times = [s[seq] for s in socks.values() if seq in s]
         if len(socks) < seats.get(game_id, 0) or len(times) < len(socks):
             missed += 1
+            if missed <= 5:
+                lacking = [s for s in socks.values() if seq not in s]
+                log(f"missed: game {game_id} seq {seq}: on {len(times)} of {seats.get(game_id, 0)} seats' sockets; "
+                    f"the seqs the others got: {[f'{min(s)}..{max(s)}' if s else 'none' for s in lacking]}")
             continue
         out.append(max(times) - t0)
     return out, missed

@@ -102,6 +102,8 @@ async def _socket_reader(client: SeatClient, ws, changed: asyncio.Event, room_bo
             changed.set()
         elif msg.get("type") == "room":
             room_box["room"] = msg["room"]
+            if "ready" in room_box:
+                room_box["ready"].set()
             changed.set()
 
 
@@ -186,15 +188,20 @@ async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | Non
         for c in clients[1:]:
             await _check(await http.post(f"/api/rooms/{code}/join", headers=c.headers), 200)
         async with contextlib.AsyncExitStack() as stack:
-            events, tasks = [], []
+            events, tasks, ready = [], [], []
             for c in clients:
                 ws = await stack.enter_async_context(websockets.connect(f"{c.ws_base}/ws/rooms/{code}/?token={c.token}",
                                                                         open_timeout=10))
                 changed = asyncio.Event()
-                box: dict = {}
+                box: dict = {"ready": asyncio.Event()}
                 tasks.append(asyncio.create_task(_socket_reader(c, ws, changed, box)))
                 tasks.append(asyncio.create_task(_pinger(ws)))
                 events.append(changed)
+                ready.append(box["ready"])
+            # A socket is live once its snapshot came (API.md: ``room`` first): the server has then put it
+            # in the room's group; a game started before that would reach it only as a later snapshot,
+            # without the first seqs' events.
+            await asyncio.wait_for(asyncio.gather(*(r.wait() for r in ready)), 30)
             if before_start is not None:
                 await before_start()
             started = await _check(await http.post(f"/api/rooms/{code}/start", headers=host.headers), 201)
