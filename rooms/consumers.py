@@ -44,6 +44,7 @@ import logging
 import time
 from importlib import import_module
 
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
@@ -202,6 +203,21 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     counted = False
     revoked = False
     base_url: str | None = None
+
+    async def dispatch(self, message):
+        """Run the handler of ``message`` (Channels' own dispatch, less its database clean-up).
+
+        Channels (4.2 and later) awaits ``aclose_old_connections()`` before every handler. That is a
+        thread-sensitive ``sync_to_async``, and outside a request it runs on ONE thread shared by the
+        whole process (see :mod:`config.asyncdb`). So every message to every socket (each broadcast,
+        presence change and ping) would queue on that thread, for a clean-up this consumer does not
+        need: it never holds a database connection on that thread. All its database work goes through
+        :func:`config.asyncdb.db_call`, and each such call opens and gives back its own connection.
+        Raises ``ValueError`` for a message type with no handler, as Channels does."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def connect(self):
         self.user = self.scope.get("user")

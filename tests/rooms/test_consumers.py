@@ -584,3 +584,31 @@ async def test_a_broadcast_reaches_each_socket_as_its_own_seats_share_only(trans
     assert got[-1]["view"]["mark"] == "x"
     for comm in socks.values():
         await comm.disconnect()
+
+
+async def test_socket_messages_do_not_queue_on_the_shared_sync_thread(players, monkeypatch):
+    """Channels' dispatch awaits ``aclose_old_connections()`` (a thread-sensitive ``sync_to_async``: one
+    thread for the whole process) before every handler; the room consumer, whose database work goes
+    through ``config.asyncdb.db_call``, skips it: a ping, a broadcast and a presence change reach the
+    socket without it."""
+    import channels.consumer
+
+    calls = []
+
+    async def counted():
+        calls.append(1)
+
+    monkeypatch.setattr(channels.consumer, "aclose_old_connections", counted)
+    room, host, other = players
+    comm = await _open(room.code, host)
+    await _until(comm, lambda m: m["type"] == "room")
+    await comm.send_json_to({"type": "ping"})
+    assert (await _until(comm, lambda m: m["type"] == "pong"))[-1] == {"type": "pong"}
+    game_id = await _start(room, host)
+    got = await _until(comm, lambda m: m["type"] == "game")
+    assert got[-1]["view"]["id"] == game_id
+    b = await _open(room.code, other)
+    await _until(comm, lambda m: m["type"] == "presence" and m["seat"] == 1 and m["connected"])
+    assert calls == []
+    await b.disconnect()
+    await comm.disconnect()
