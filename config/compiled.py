@@ -9,8 +9,10 @@ substitutes the parameters, executes and builds the instances as Django's ``Mode
 fields' converters applied, related objects cached, annotations set).
 
 The queryset's parameters must each be a :class:`Param` placeholder (an int the program never uses as a
-real value), each in the compiled SQL exactly once; anything else is refused when the query is first
-compiled, so a change of the queryset can never run with parameters in the wrong places.
+real value), each in the compiled SQL exactly once, or one of the constants the query declares (ints its
+own expressions put there, such as an ``Exists``' ``SELECT 1``; kept as they are in every run); anything
+else is refused when the query is first compiled, so a change of the queryset can never run with
+parameters in the wrong places, nor with a value of the first run baked in.
 """
 
 from __future__ import annotations
@@ -47,17 +49,20 @@ def _placeholder_value(p: Any) -> int | None:
 
 
 class CompiledQuery:
-    """``CompiledQuery(build, params)``: ``build()`` returns the queryset with the :class:`Param`
-    placeholders ``params`` in it (an int placeholder may stand for a text value too: the lookup's text is
-    its digits); it is compiled on the first run (per database alias) and reused. ``run(alias="default",
-    **params)`` returns the model instances, as ``list(queryset)`` with those parameters would.
+    """``CompiledQuery(build, params, constants=())``: ``build()`` returns the queryset with the
+    :class:`Param` placeholders ``params`` in it (an int placeholder may stand for a text value too: the
+    lookup's text is its digits); it is compiled on the first run (per database alias) and reused.
+    ``constants``: the ints the queryset's own expressions add as parameters (the same in every run),
+    allowed in the SQL's parameters besides the placeholders. ``run(alias="default", **params)`` returns the
+    model instances, as ``list(queryset)`` with those parameters would.
 
     Raises ``ValueError`` at the first run when a placeholder is not in the compiled parameters exactly
-    once, or a parameter of the SQL is not a placeholder."""
+    once, or a parameter of the SQL is neither a placeholder nor a declared constant."""
 
-    def __init__(self, build: Callable[[], QuerySet], params: list[Param]):
+    def __init__(self, build: Callable[[], QuerySet], params: list[Param], constants: tuple[int, ...] = ()):
         self._build = build
         self._names = {int(p): p.name for p in params}
+        self._constants = frozenset(constants)
         self._lock = threading.Lock()
         self._plans: dict[str, tuple] = {}
 
@@ -71,13 +76,16 @@ class CompiledQuery:
             qs = self._build().using(alias)
             compiler = qs.query.get_compiler(using=alias)
             sql, params = compiler.as_sql()  # also fills select, klass_info, annotation_col_map
-            names = []
+            names = []  # per parameter: a placeholder's name, or (the constant,)
             for p in params:
                 key = _placeholder_value(p)
-                if key not in self._names:
+                if key in self._names:
+                    names.append(self._names[key])
+                elif key in self._constants:
+                    names.append((p,))
+                else:
                     raise ValueError(f"compiled query: parameter {p!r} is not a placeholder")
-                names.append(self._names[key])
-            if sorted(names) != sorted(self._names.values()):
+            if sorted(n for n in names if isinstance(n, str)) != sorted(self._names.values()):
                 raise ValueError(f"compiled query: placeholders {sorted(self._names.values())}, SQL has {names}")
             klass_info, select = compiler.klass_info, compiler.select
             start, end = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
@@ -90,10 +98,11 @@ class CompiledQuery:
     def run(self, alias: str = "default", **params: Any) -> list:
         """The instances for ``params`` (one value per placeholder name)."""
         sql, names, compiler, model, start, end, init_list, annotations = self._plan(alias)
-        if set(params) != set(names):
-            raise ValueError(f"compiled query: parameters {sorted(params)} given, {sorted(names)} expected")
+        expected = {n for n in names if isinstance(n, str)}
+        if set(params) != expected:
+            raise ValueError(f"compiled query: parameters {sorted(params)} given, {sorted(expected)} expected")
         with connections[alias].cursor() as cursor:
-            cursor.execute(sql, [params[n] for n in names])
+            cursor.execute(sql, [params[n] if isinstance(n, str) else n[0] for n in names])
             rows = cursor.fetchall()
         populators = get_related_populators(compiler.klass_info, compiler.select, alias)
         out = []

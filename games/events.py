@@ -4,10 +4,11 @@ One message per broadcast, to the room's group ``game.group`` (every socket of t
 watching, is in it): ``{"type": "game.update", "after", "seats": {"<seat>": share, ...}, "spectators"?:
 share}``, a share being that seat's ``{"type": "game", "view", "events"}`` message already encoded
 (:func:`game_share`); each socket's consumer forwards only its own seat's share (:func:`seat_share`; the
-spectators' for a spectator, none while a ranked game is in progress), so the channel layer carries one
-publish per action however many seats there are, and no JSON is encoded per socket. Presence goes to the
-same group as ``{"type": "room.presence", "payload": {"type": "presence", "seat", "connected", "away",
-"cpu_playing"}}``. Sending never raises: the database is the truth and clients resync by ``seq``.
+spectators' for a spectator, none while a ranked game is in progress; when no spectator socket was open,
+the spectators' share is not built and the message says ``"unwatched": true``), so the channel layer
+carries one publish per action however many seats there are, and no JSON is encoded per socket. Presence
+goes to the same group as ``{"type": "room.presence", "payload": {"type": "presence", "seat",
+"connected", "away", "cpu_playing"}}``. Sending never raises: the database is the truth and clients resync by ``seq``.
 """
 
 from __future__ import annotations
@@ -146,19 +147,22 @@ def _server_loop():
 
 
 def broadcast_game(game, *, players: list, state, rows: list[tuple[int, str | None, list[dict]]],
-                   views: dict[int, dict] | None = None) -> None:
+                   views: dict[int, dict] | None = None, watched: bool = True) -> None:
     """After commit: the transaction's seqs to every socket of the game's room, built from what it held in
     memory.
 
     ``players``: the game's ``GamePlayer`` rows (users loaded); ``state``: the decoded final state;
     ``rows``: ``(seq, by, events with audiences)`` of the seqs the transaction produced, in order;
-    ``views``: seat -> the view already built for the final state (the actor's answer), reused. Each seat's
-    view is built once, and the spectators' (not while a ranked game is in progress: it is never
-    watched). ONE message goes to ``game.group``: ``{"type": "game.update", "after": first seq - 1,
-    "seats": {"<seat>": share}, "spectators"?: share}``, each share the ``{"type": "game", "view",
-    "events"}`` message encoded by :func:`game_share` (``after``: the consumer checks that the socket has
-    every seq before; ``rooms.consumers`` sends each socket only its own share, :func:`seat_share`).
-    Sent through :func:`publish`: no query, and the caller does not wait."""
+    ``views``: seat -> the view already built for the final state (the actor's answer), reused;
+    ``watched``: whether a spectator socket was open on the room when the game was locked. Each seat's
+    view is built once, and the spectators' only when someone watches (never while a ranked game is in
+    progress: it is never watched). ONE message goes to ``game.group``: ``{"type": "game.update",
+    "after": first seq - 1, "seats": {"<seat>": share}, "spectators"?: share, "unwatched"?: true}``, each
+    share the ``{"type": "game", "view", "events"}`` message encoded by :func:`game_share` (``after``: the
+    consumer checks that the socket has every seq before; ``rooms.consumers`` sends each socket only its
+    own share, :func:`seat_share`). ``unwatched``: the spectators' share was left out because nobody
+    watched; a spectator socket that opened meanwhile reads its view from the database instead. Sent
+    through :func:`publish`: no query, and the caller does not wait."""
     if not game.group or not rows:
         return
     after = rows[0][0] - 1
@@ -173,9 +177,13 @@ def broadcast_game(game, *, players: list, state, rows: list[tuple[int, str | No
             seats[str(gp.seat)] = game_share({"type": "game", "view": view, "events": log_entries(rows, gp.seat)},
                                              user_id=gp.user_id)
         message = {"type": "game.update", "after": after, "seats": seats}
-        if not (game.ranked and game.status == Game.PLAYING):
+        if game.ranked and game.status == Game.PLAYING:
+            pass  # never watched: spectators are closed out when a ranked game starts
+        elif watched:
             view = game_view(game=game, seat=None, players=players, state=state)
             message["spectators"] = game_share({"type": "game", "view": view, "events": log_entries(rows, None)})
+        else:
+            message["unwatched"] = True
         return [(game.group, message)]
 
     publish(build)

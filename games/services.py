@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
@@ -129,14 +130,18 @@ class _Ctx:
     finished: bool = False
     rearm: bool = True
     applied: list[str] = field(default_factory=list)  # ``by`` of each action applied (config.metrics)
+    watched: bool = True  # a spectator socket was open on the game's room when it was locked
 
 
 def _lock_queryset(game_id: int, prior: tuple[int, str] | None = None):
     """The one locked read of :func:`_lock`: ``game_id``'s players joined to the game and their users,
-    ``FOR UPDATE OF`` players and game, in seat order; ``prior``: ``(user id, action_id)`` also annotates
-    ``prior_seq``, the seq of that user's log row with that key."""
+    ``FOR UPDATE OF`` players and game, in seat order, each annotated ``watched`` (a spectator socket is
+    open on the room whose game this is: ``rooms.Spectator`` with ``connections`` > 0); ``prior``:
+    ``(user id, action_id)`` also annotates ``prior_seq``, the seq of that user's log row with that key."""
+    spectators = apps.get_model("rooms", "Spectator").objects.filter(room__game_id=OuterRef("game_id"),
+                                                                      connections__gt=0)
     qs = (GamePlayer.objects.filter(game_id=game_id).select_related("game", "user")
-          .select_for_update(of=("self", "game")).order_by("seat"))
+          .select_for_update(of=("self", "game")).order_by("seat").annotate(watched=Exists(spectators)))
     if prior is not None:
         user_id, key = prior
         seq = GameAction.objects.filter(game_id=OuterRef("game_id"), user_id=user_id, action_id=key).values("seq")[:1]
@@ -146,9 +151,10 @@ def _lock_queryset(game_id: int, prior: tuple[int, str] | None = None):
 
 _GAME_ID, _USER_ID, _ACTION_KEY = Param("game_id", 1), Param("user_id", 2), Param("action_id", 3)
 # On PostgreSQL compiled once per process (config.compiled): the action path's read costs its execution.
-_LOCK_READ = CompiledQuery(lambda: _lock_queryset(_GAME_ID), [_GAME_ID])
+_WATCHED_CONSTANTS = (0, 1)  # ``connections > 0`` and the ``SELECT 1`` of the ``watched`` Exists
+_LOCK_READ = CompiledQuery(lambda: _lock_queryset(_GAME_ID), [_GAME_ID], constants=_WATCHED_CONSTANTS)
 _LOCK_READ_PRIOR = CompiledQuery(lambda: _lock_queryset(_GAME_ID, (_USER_ID, str(_ACTION_KEY))),
-                                 [_GAME_ID, _USER_ID, _ACTION_KEY])
+                                 [_GAME_ID, _USER_ID, _ACTION_KEY], constants=_WATCHED_CONSTANTS)
 
 
 def _lock(game_id: int, action_id: tuple[Any, str] | None = None) -> _Ctx:
@@ -167,14 +173,14 @@ def _lock(game_id: int, action_id: tuple[Any, str] | None = None) -> _Ctx:
         rows = _LOCK_READ_PRIOR.run(game_id=game_id, user_id=prior[0], action_id=prior[1])
     if not rows:  # a game always has players; without them there is nothing to play
         game = Game.objects.select_for_update().get(pk=game_id)
-        rows_game, prior_seq = game, None
+        rows_game, prior_seq, watched = game, None, True
     else:
-        rows_game, prior_seq = rows[0].game, getattr(rows[0], "prior_seq", None)
+        rows_game, prior_seq, watched = rows[0].game, getattr(rows[0], "prior_seq", None), rows[0].watched
         for gp in rows:
             gp.game = rows_game  # one Game instance (the others are the same row, decoded again)
     engine = get_engine(rows_game.game)
     return _Ctx(game=rows_game, engine=engine, state=engine.from_dict(rows_game.state),
-                players={p.seat: p for p in rows}, prior_seq=prior_seq)
+                players={p.seat: p for p in rows}, prior_seq=prior_seq, watched=watched)
 
 
 def _lock_or_none(game_id: int, action_id: tuple[Any, str] | None = None) -> _Ctx | None:
@@ -298,14 +304,15 @@ def _save(ctx: _Ctx) -> None:
     players = [ctx.players[seat] for seat in sorted(ctx.players)]
     state, views = ctx.state, dict(ctx.views)
     presence = sorted(ctx.presence)
-    finished = ctx.finished
+    finished, watched = ctx.finished, ctx.watched
     rearm = ctx.rearm
     applied = list(ctx.applied)
 
     def after_commit() -> None:
         metrics.actions_applied(game.game, applied)
         if rows:
-            game_events.broadcast_game(game, players=players, state=state, rows=rows, views=views)
+            game_events.broadcast_game(game, players=players, state=state, rows=rows, views=views,
+                                       watched=watched)
         if presence:
             game_events.broadcast_presence(game, [p for p in players if p.seat in presence])
         if rearm:

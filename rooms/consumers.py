@@ -144,12 +144,26 @@ def _snapshot(room_id: int, user_id: int | None, base_url: str | None = None) ->
         seat = next((s.index for s in room.seats.all() if s.user_id == user_id), None)
         if seat is None:
             return room_msg, None, None
-    game = room.game
-    if game is None:
+    if room.game is None:
         return room_msg, None, seat
+    return room_msg, _game_message(room.game, seat), seat
+
+
+def _game_message(game, seat: int | None) -> dict:
+    """``{"type": "game", "view", "events"}`` of ``game`` now for ``seat`` (None: the spectators'): the
+    view at the game's seq and that seq's events the seat may see. One query (the events)."""
     view = games_selectors.game_view(game=game, seat=seat)
     events = games_selectors.game_events_between(game_id=game.pk, seat=seat, after=game.seq - 1, upto=game.seq)
-    return room_msg, {"type": "game", "view": view, "events": events}, seat
+    return {"type": "game", "view": view, "events": events}
+
+
+def _spectators_game(room_id: int) -> dict | None:
+    """The spectators' ``game`` message (:func:`_game_message`) of the room's game now, or None when the
+    room has no game or may not be watched now (closed, watching off, a ranked game in progress)."""
+    room = selectors.live_rooms().select_related("game").filter(pk=room_id).first()
+    if room is None or room.game is None or not selectors.room_watchable(room):
+        return None
+    return _game_message(room.game, None)
 
 
 def _seated(code: str, user) -> tuple[int, str, int] | None:
@@ -436,6 +450,13 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         spectator's: the spectators'), never another seat's."""
         if self.spectator:
             share = games_events.seat_share(event, None)
+            if share is None and event.get("unwatched") and self.joined:
+                # Built when no spectator socket was counted yet (this one opened meanwhile): read it.
+                game_msg = await db_call(_spectators_game)(self.room_id)
+                if game_msg is not None:
+                    share = games_events.game_share(game_msg)
+                    await self._send_game(share, share["seq"] - 1)
+                return
         elif self.seat is not None:  # another user's share (a start moved the party) is None
             share = games_events.seat_share(event, self.seat, self.user.pk)
         else:

@@ -25,12 +25,16 @@ def _game(seats: int):
 
 def _fields(gp: GamePlayer) -> tuple:
     return (gp.pk, gp.seat, gp.user_id, gp.user and gp.user.username, gp.game.pk, gp.game.seq, gp.game.state,
-            bytes(gp.game.seed), gp.game.created_at, getattr(gp, "prior_seq", "none"))
+            bytes(gp.game.seed), gp.game.created_at, getattr(gp, "prior_seq", "none"), gp.watched)
 
 
 def test_the_lock_read_equals_the_orm_for_each_game_and_each_prior_key():
+    from rooms.models import Room, Spectator
+
     (g1, users1), (g2, _users2) = _game(3), _game(2)
     users1[0].refresh_from_db()
+    Spectator.objects.create(room=Room.objects.get(game_id=g1), user=UserFactory(), connections=1)
+    Spectator.objects.create(room=Room.objects.get(game_id=g2), user=UserFactory(), connections=0)
     row = GameAction.objects.filter(game_id=g1).order_by("seq").first()
     GameAction.objects.filter(pk=row.pk).update(user=users1[0], action_id="k-1")
     for game_id in (g1, g2, 10**9):
@@ -44,6 +48,9 @@ def test_the_lock_read_equals_the_orm_for_each_game_and_each_prior_key():
             assert [_fields(p) for p in compiled] == [_fields(p) for p in orm]
     hit = services._LOCK_READ_PRIOR.run(game_id=g1, user_id=users1[0].pk, action_id="k-1")
     assert {p.prior_seq for p in hit} == {row.seq}
+    # a spectator socket open on g1's room, none on g2's (its spectator row has no socket left)
+    assert {p.watched for p in services._LOCK_READ.run(game_id=g1)} == {True}
+    assert {p.watched for p in services._LOCK_READ.run(game_id=g2)} == {False}
 
 
 def test_parameters_that_are_not_placeholders_are_refused():
@@ -59,6 +66,16 @@ def test_parameters_that_are_not_placeholders_are_refused():
     with pytest.raises(ValueError, match="expected"):
         ok.run(b=1)
     assert ok.run(a=10**9) == []
+
+
+def test_declared_constants_are_kept_in_every_run():
+    a = Param("a", 13)
+    game_id, _users = _game(3)
+    seat0 = CompiledQuery(lambda: GamePlayer.objects.filter(game_id=a, seat=0), [a], constants=(0,))
+    assert [(p.game_id, p.seat) for p in seat0.run(a=game_id)] == [(game_id, 0)]
+    other = CompiledQuery(lambda: GamePlayer.objects.filter(game_id=a, seat=2), [a], constants=(0,))
+    with pytest.raises(ValueError, match="not a placeholder"):
+        other.run(a=game_id)
 
 
 def test_the_token_read_finds_the_token_with_its_user_and_nothing_else():

@@ -129,7 +129,7 @@ def test_the_action_ending_a_room_game_costs_at_most_ten_queries(kind, make_clie
 async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
     """The broadcast is sent by a task on the server's loop: here the layer's ``group_send`` blocks until
     released, and the answer still comes; the message goes once released, ONE for every seat and the
-    spectators (each socket forwards its own share: rooms.consumers)."""
+    spectators (each socket forwards its own share: rooms.consumers) when someone watches."""
     from config.asgi import application
 
     release, sent = asyncio.Event(), []
@@ -142,11 +142,15 @@ async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
     def setup():
         from rest_framework.authtoken.models import Token
 
+        from rooms.models import Spectator
+
         users = [UserFactory(), UserFactory()]
-        room = room_services.room_create(user=users[0], game="chinchirorin", seats=2, rules={"first_dealer": "seat"})
+        room = room_services.room_create(user=users[0], game="chinchirorin", seats=2, rules={"first_dealer": "seat"},
+                                         spectators_allowed=True)
         room_services.room_join(code=room.code, user=users[1])
         room_services.room_start(code=room.code, user=users[0])
         room.refresh_from_db()
+        Spectator.objects.create(room=room, user=UserFactory(), connections=1)  # someone watches
         game = Game.objects.get(pk=room.game_id)
         seat = next(s for s in (0, 1) if selectors.game_view(game=game, seat=s)["legal_actions"])
         view = selectors.game_view(game=game, seat=seat)

@@ -40,3 +40,24 @@ def test_a_socket_gets_only_its_own_users_share_of_a_broadcast():
     assert seat_share(message, None) is watched
     assert seat_share({"type": "game.update", "after": 2, "seats": {"1": mine}}, None) is None
     assert (mine["id"], mine["seq"], mine["user"]) == (7, 3, 42)
+
+
+def test_a_broadcast_nobody_watches_has_no_spectators_share(monkeypatch):
+    """``broadcast_game(watched=False)``: every seat's share, no spectators' share, ``unwatched``; a ranked
+    game in progress (never watched) has neither."""
+    from types import SimpleNamespace
+
+    from games.models import Game
+
+    out = []
+    monkeypatch.setattr(events, "group_send_many", lambda messages: out.extend(messages))
+    players = [SimpleNamespace(seat=0, user_id=5), SimpleNamespace(seat=1, user_id=6)]
+    views = {0: {"id": 9, "seq": 4, "you": 0}, 1: {"id": 9, "seq": 4, "you": 1}}
+    rows = [(4, "player", [{"type": "roll", "audience": "all"}])]
+    for ranked, expected in ((False, True), (True, None)):
+        out.clear()
+        game = SimpleNamespace(group="room-ABCDEF", ranked=ranked, status=Game.PLAYING)
+        events.broadcast_game(game, players=players, state=None, rows=rows, views=views, watched=False)
+        ((group, message),) = out
+        assert group == "room-ABCDEF" and sorted(message["seats"]) == ["0", "1"]
+        assert "spectators" not in message and message.get("unwatched") is expected

@@ -399,7 +399,7 @@ def test_chinchon_hidden_cards_never_reach_a_seat_in_views_logs_or_socket_messag
     stock, another hand, the face-down card or cards set aside. A spectator (the room lets users watch) is
     checked the same way on every path — REST view, the spectators' socket messages, the whole log — with
     no hand of its own. The seed stays null until the end."""
-    from rooms.models import Room, Seat
+    from rooms.models import Room, Seat, Spectator
 
     monkeypatch.setattr("games.engine.rng.new_seed", lambda: bytes([41 + seats]) * 32)
     rng = random.Random(seats)
@@ -409,7 +409,9 @@ def test_chinchon_hidden_cards_never_reach_a_seat_in_views_logs_or_socket_messag
     room = Room.objects.create(code="WATCH2", host=users[0], game_name="chinchon", seat_count=seats, rules=rules,
                                status="playing", game=game, spectators_allowed=True)
     Seat.objects.bulk_create([Seat(room=room, index=i, user=u) for i, u in enumerate(users)])
-    watcher = make_client(UserFactory())
+    watcher_user = UserFactory()
+    watcher = make_client(watcher_user)
+    Spectator.objects.create(room=room, user=watcher_user, connections=1)  # its socket is open: shares built
     engine = get_engine("chinchon")
     before = {}  # seq -> (state before it, action, actor)
     reveals: dict[int, Counter] = {}

@@ -612,3 +612,44 @@ async def test_socket_messages_do_not_queue_on_the_shared_sync_thread(players, m
     assert calls == []
     await b.disconnect()
     await comm.disconnect()
+
+
+async def test_a_spectator_reads_its_view_when_a_broadcast_was_built_for_nobody(transactional_db, monkeypatch):
+    """A broadcast built while no spectator socket was counted has no spectators' share (``unwatched``):
+    a spectator socket that opened meanwhile reads the spectator view of the game from the database (with
+    the seq's public events), and never gets a seat's share."""
+    from games import events as game_events
+    from games.models import Game
+
+    def setup():
+        host, other, watcher = UserFactory(), UserFactory(), UserFactory()
+        room = services.room_create(user=host, game="chinchon", seats=2, spectators_allowed=True)
+        services.room_join(code=room.code, user=other)
+        services.room_start(code=room.code, user=host)
+        return Room.objects.get(pk=room.pk), host, other, watcher
+
+    room, host, other, watcher = await database_sync_to_async(setup)()
+    comm = await _open(room.code, watcher)
+    got = await _until(comm, lambda m: m["type"] == "game")
+    assert got[-1]["view"]["seq"] == 0
+
+    def act_unbroadcast():
+        game = Game.objects.get(pk=room.game_id)
+        seat = next(s for s in (0, 1) if games_selectors.game_view(game=game, seat=s)["legal_actions"])
+        view = games_selectors.game_view(game=game, seat=seat)
+        games_services.game_apply_action(game_id=game.pk, actor=(host, other)[seat], expected_seq=view["seq"],
+                                         action={"type": "draw", "source": "stock"})
+        return seat
+
+    monkeypatch.setattr(game_events, "publish", lambda build: None)  # the action's own broadcast is lost
+    seat = await database_sync_to_async(act_unbroadcast)()
+    secret = game_share({"type": "game", "view": {"id": room.game_id, "seq": 1, "you": seat, "table": "SEAT"},
+                         "events": []}, user_id=(host, other)[seat].pk)
+    await channel_layers["default"].group_send(f"room-{room.code}", {
+        "type": "game.update", "after": 0, "seats": {str(seat): secret}, "unwatched": True})
+    got = await _until(comm, lambda m: m["type"] == "game")
+    view = got[-1]["view"]
+    assert (view["seq"], view["you"], view["table"]["hand"], view["legal_actions"]) == (1, None, None, [])
+    assert [e["type"] for e in got[-1]["events"]] == ["draw"]  # not the "drawn" card, which is the drawer's
+    assert "SEAT" not in json.dumps(got)
+    await comm.disconnect()
