@@ -58,6 +58,12 @@ def _broadcast_room_on_commit(room_id: int) -> None:
     transaction.on_commit(send)
 
 
+def _locked_with_host(rooms) -> Room | None:
+    """The first of ``rooms`` locked (``FOR UPDATE`` of the room row only) with its host loaded, as
+    :func:`_changed` needs it to build the ``room`` message from rows in hand; None if there is none."""
+    return rooms.select_related("host").select_for_update(of=("self",)).order_by("pk").first()
+
+
 def _changed(room: Room, *fields: str, seats: list[Seat] | None = None) -> None:
     """Save ``room`` with ``version + 1`` and broadcast it after the commit. ``seats``: the room's seat
     rows (users loaded) as saved, with ``room.host`` loaded: the message is built from them now, with no
@@ -531,7 +537,7 @@ def room_socket_opened(*, room_id: int, user) -> Seat | None:
     no seat (the socket is refused). The first socket of a seat marks it connected
     (``game_set_connected(True)``, also in the room's finished game: its view shows who is here); a player
     who had left mid-game is back in the seat, unless a moderator kicked them (refused: ``None``)."""
-    room = Room.objects.select_for_update().filter(pk=room_id).exclude(status=RoomStatus.CLOSED).first()
+    room = _locked_with_host(Room.objects.filter(pk=room_id).exclude(status=RoomStatus.CLOSED))
     if room is None:
         return None
     seat = Seat.objects.select_for_update().filter(room=room, user=user).first()
@@ -548,7 +554,7 @@ def room_socket_opened(*, room_id: int, user) -> Seat | None:
     if seat.connections == 1:
         if room.game_id is not None:  # a finished game's view keeps ``connected`` current too
             _set_connected(room.game_id, seat.index, True, user.pk)
-        _changed(room)
+        _changed(room, seats=selectors.room_seats(room))
     return seat
 
 
@@ -557,7 +563,7 @@ def room_socket_closed(*, room_id: int, user_id: int, seat: int) -> None:
     """Uncount a socket of ``user_id``, opened in seat ``seat`` (the user's seat now, should a ``seats:
     "auto"`` start have moved it); the last one marks the seat disconnected (``game_set_connected(False)``,
     in the room's playing or finished game; the games app applies the away grace period while it plays)."""
-    room = Room.objects.select_for_update().filter(pk=room_id).first()
+    room = _locked_with_host(Room.objects.filter(pk=room_id))
     if room is None:
         return
     row = Seat.objects.select_for_update().filter(room=room, user_id=user_id).first()
@@ -569,7 +575,7 @@ def room_socket_closed(*, room_id: int, user_id: int, seat: int) -> None:
         if room.game_id is not None and room.status != RoomStatus.CLOSED:
             _set_connected(room.game_id, row.index, False, user_id)
         if room.status != RoomStatus.CLOSED:
-            _changed(room)
+            _changed(room, seats=selectors.room_seats(room))
 
 
 @transaction.atomic

@@ -1,0 +1,48 @@
+"""A socket's first open and last close change the room (the seat's ``connected``): the ``room`` message
+they broadcast is built in the transaction from the rows it locked and read, so nothing is queried after
+the commit (the message goes out as committed, with the host and every seat as they are)."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from rooms import services
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _room_messages(monkeypatch, django_capture_on_commit_callbacks, fn) -> tuple[list[dict], int]:
+    """Run ``fn``; then its after-commit callbacks, counting their queries. Returns the ``room``
+    messages sent and that count."""
+    sent = []
+    monkeypatch.setattr("rooms.services.group_send", lambda group, message: sent.append(message))
+    monkeypatch.setattr("games.events.group_send_many", lambda messages: None)  # the game's presence
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        fn()
+    with CaptureQueriesContext(connection) as after:
+        for callback in callbacks:
+            callback()
+    return [m["payload"]["room"] for m in sent if m["type"] == "room.update"], len(after.captured_queries)
+
+
+def test_a_seats_first_socket_and_last_close_broadcast_the_room_without_a_query_after_commit(
+        monkeypatch, django_capture_on_commit_callbacks):
+    host, other = UserFactory(display_name="Ann"), UserFactory(display_name="Bob")
+    room = services.room_create(user=host, game="chinchirorin", seats=3)
+    services.room_join(code=room.code, user=other)
+    services.room_start(code=room.code, user=host)
+
+    rooms, queries = _room_messages(monkeypatch, django_capture_on_commit_callbacks,
+                                    lambda: services.room_socket_opened(room_id=room.pk, user=other))
+    assert queries == 0
+    (sent,) = rooms
+    assert sent["host"]["display_name"] == "Ann"
+    assert [(s["index"], (s["user"] or {}).get("display_name"), s["connected"]) for s in sent["seats"]] == [
+        (0, "Ann", False), (1, "Bob", True), (2, None, False)]
+
+    rooms, queries = _room_messages(monkeypatch, django_capture_on_commit_callbacks,
+                                    lambda: services.room_socket_closed(room_id=room.pk, user_id=other.pk, seat=1))
+    assert queries == 0
+    (sent,) = rooms
+    assert [s["connected"] for s in sent["seats"]] == [False, False, False]
