@@ -7,6 +7,7 @@ these tables (the admin's "abort" action calls the service too).
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 
@@ -49,7 +50,8 @@ class Game(models.Model):
     cpu_speed = models.CharField(max_length=8, choices=SPEED_CHOICES, default="normal")
     ranked = models.BooleanField(default=False)
     group = models.CharField(max_length=64, blank=True, default="")
-    created_at = models.DateTimeField(auto_now_add=True)
+    # The game service's clock when it started (the first window opened then), not the insert's moment.
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
     finished_at = models.DateTimeField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)
     human_acted = models.BooleanField(default=False)
@@ -130,7 +132,9 @@ class GameAction(models.Model):
     events = models.JSONField(default=list)
     action_id = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001 - unique when set
     response = models.JSONField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    # When the action was applied: the transition's clock, from which its window's deadline counts (the
+    # write comes later in the transaction, by as long as the machine is busy).
+    created_at = models.DateTimeField(default=timezone.now, editable=False)
 
     class Meta:
         ordering = ["game_id", "seq"]

@@ -284,7 +284,7 @@ def _transition(ctx: _Ctx, seat: int | None, action: dict, by: str, user=None, a
         ctx.finished = True
     _refresh_times(ctx, now, ctx.engine.window(new_state) != old_window)
     row = GameAction(game=game, seq=new_seq, seat=seat, by=by, user=user, action=action, events=events,
-                     action_id=action_id)
+                     action_id=action_id, created_at=now)
     ctx.new_actions.append(row)
     game_coins.game_coins_post(game=game, players=ctx.players, seq=new_seq, events=events)
     ctx.seqs[new_seq] = (by, events)
@@ -542,14 +542,15 @@ def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int |
         g = Game.objects.create(game=game, rules=engine.rules_to_dict(rules_obj), state=engine.to_dict(state),
                                 seq=0, status=Game.PLAYING, window=engine.window(state), seed=seed,
                                 turn_seconds=turn_seconds, cpu_speed=cpu_speed, ranked=bool(ranked),
-                                group=group or "")
+                                group=group or "", created_at=now)
         players = {}
         for i, s in enumerate(seats):
             cpu = bool(s.get("cpu"))
             players[i] = GamePlayer.objects.create(game=g, seat=i, user=None if cpu else s.get("user"), cpu=cpu,
                                                    cpu_level=(s.get("cpu_level") or "normal") if cpu else None,
                                                    connected=not cpu and bool(s.get("connected")))
-        GameAction.objects.create(game=g, seq=0, seat=None, by=BY_SYSTEM, action={"type": "start"}, events=events)
+        GameAction.objects.create(game=g, seq=0, seat=None, by=BY_SYSTEM, action={"type": "start"}, events=events,
+                                  created_at=now)
         game_coins.game_coins_post(game=g, players=players, seq=0, events=events)
         ctx = _Ctx(game=g, engine=engine, state=state, players=players)
         ctx.seqs[0] = (BY_SYSTEM, events)
@@ -1032,7 +1033,8 @@ def game_abort(*, game_id: int, reason: str) -> bool:
             game.result["pot"] = {"total": sum(r["coins"] for r in refunds), "refunds": refunds}
             events.append({"type": "pot_refunded", "audience": "all", "refunds": refunds})
         ctx.new_actions.append(GameAction(game=game, seq=game.seq, seat=None, by=BY_SYSTEM,
-                                          action={"type": "abort", "reason": str(reason)[:64]}, events=events))
+                                          action={"type": "abort", "reason": str(reason)[:64]}, events=events,
+                                          created_at=now))
         ctx.seqs[game.seq] = (BY_SYSTEM, events)
         ctx.finished = True
         _save(ctx)
