@@ -58,16 +58,15 @@ def _broadcast_room_on_commit(room_id: int) -> None:
     transaction.on_commit(send)
 
 
-def _locked_with_host(rooms) -> Room | None:
-    """The first of ``rooms`` locked (``FOR UPDATE`` of the room row only) with its host loaded, as
-    :func:`_changed` needs it to build the ``room`` message from rows in hand; None if there is none."""
-    return rooms.select_related("host").select_for_update(of=("self",)).order_by("pk").first()
-
-
 def _changed(room: Room, *fields: str, seats: list[Seat] | None = None) -> None:
     """Save ``room`` with ``version + 1`` and broadcast it after the commit. ``seats``: the room's seat
-    rows (users loaded) as saved, with ``room.host`` loaded: the message is built from them now, with no
-    query after the commit."""
+    rows (users loaded) as saved: the message is built from them now (``room.host`` read now if it is not
+    loaded), with no query after the commit.
+
+    ``room`` must have been locked without its host joined: a statement that joined the host and waited
+    for the lock would bring back the room as committed but the host row it read before the wait
+    (PostgreSQL re-checks the locked row only), so a host change committed meanwhile would show as no
+    host."""
     room.version += 1
     room.save(update_fields=["version", "last_activity", *fields])
     if seats is None:
@@ -103,7 +102,7 @@ def _check_rules(game_name: str, rules: dict, seats: int | str) -> int:
 
 
 def _lock(code: str, user=None) -> tuple[Room, list[Seat]]:
-    """The live room of ``code`` locked (host loaded) and its seats (users loaded, in index order); with
+    """The live room of ``code`` locked (its host read when needed) and its seats (users loaded, in index order); with
     ``user``, ``room.kicked`` says whether a moderator removed ``user`` from the room. A room still
     ``playing`` whose game has ended is finished first (:func:`_reconcile`). Raises 404 ``not_found``.
 
@@ -114,7 +113,8 @@ def _lock(code: str, user=None) -> tuple[Room, list[Seat]]:
     its seats otherwise); bench/README.md "Room codes" times the refusals side by side.
     """
     rooms = selectors.rooms_with_code(code)
-    locked = rooms.select_for_update(of=("self",)).select_related("host").annotate(game_status=F("game__status"))
+    # The host is not joined here (read when needed, after the lock: see _changed).
+    locked = rooms.select_for_update(of=("self",)).annotate(game_status=F("game__status"))
     if user is not None:
         locked = locked.annotate(kicked=Exists(RoomKick.objects.filter(room=OuterRef("pk"), user=user)))
     room = locked.first()
@@ -537,7 +537,7 @@ def room_socket_opened(*, room_id: int, user) -> Seat | None:
     no seat (the socket is refused). The first socket of a seat marks it connected
     (``game_set_connected(True)``, also in the room's finished game: its view shows who is here); a player
     who had left mid-game is back in the seat, unless a moderator kicked them (refused: ``None``)."""
-    room = _locked_with_host(Room.objects.filter(pk=room_id).exclude(status=RoomStatus.CLOSED))
+    room = Room.objects.select_for_update().filter(pk=room_id).exclude(status=RoomStatus.CLOSED).first()
     if room is None:
         return None
     seat = Seat.objects.select_for_update().filter(room=room, user=user).first()
@@ -563,7 +563,7 @@ def room_socket_closed(*, room_id: int, user_id: int, seat: int) -> None:
     """Uncount a socket of ``user_id``, opened in seat ``seat`` (the user's seat now, should a ``seats:
     "auto"`` start have moved it); the last one marks the seat disconnected (``game_set_connected(False)``,
     in the room's playing or finished game; the games app applies the away grace period while it plays)."""
-    room = _locked_with_host(Room.objects.filter(pk=room_id))
+    room = Room.objects.select_for_update().filter(pk=room_id).first()
     if room is None:
         return
     row = Seat.objects.select_for_update().filter(room=room, user_id=user_id).first()

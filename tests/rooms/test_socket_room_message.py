@@ -46,3 +46,57 @@ def test_a_seats_first_socket_and_last_close_broadcast_the_room_without_a_query_
     assert queries == 0
     (sent,) = rooms
     assert [s["connected"] for s in sent["seats"]] == [False, False, False]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_socket_closing_while_the_host_changes_broadcasts_the_new_host(monkeypatch):
+    """The room is locked without its host joined: a close that waited for the lock while another
+    transaction handed the host role over reads the new host (a statement joining the host would bring
+    back the host row it read before the wait, and PostgreSQL re-checks only the locked row: no host)."""
+    import threading
+    import time
+
+    from django.db import connections, transaction
+
+    from rooms.models import Room
+
+    host, other = UserFactory(display_name="Ann"), UserFactory(display_name="Bob")
+    room = services.room_create(user=host, game="chinchirorin", seats=2)
+    services.room_join(code=room.code, user=other)
+    services.room_socket_opened(room_id=room.pk, user=other)
+    sent = []
+    monkeypatch.setattr("rooms.services.group_send", lambda group, message: sent.append(message))
+    locked, errors = threading.Event(), []
+
+    def hand_over():
+        try:
+            with transaction.atomic():
+                r = Room.objects.select_for_update().get(pk=room.pk)
+                locked.set()
+                time.sleep(0.5)  # the close below is waiting for the room's lock meanwhile
+                r.host = other
+                r.save(update_fields=["host"])
+        except Exception as exc:  # noqa: BLE001 - reported by the test
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    def close():
+        try:
+            locked.wait(5)
+            services.room_socket_closed(room_id=room.pk, user_id=other.pk, seat=1)
+        except Exception as exc:  # noqa: BLE001 - reported by the test
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=hand_over), threading.Thread(target=close)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    assert errors == []
+    (message,) = [m for m in sent if m["type"] == "room.update"]
+    assert (message["payload"]["room"]["host"] or {}).get("display_name") == "Bob"
+    assert [s["connected"] for s in message["payload"]["room"]["seats"]] == [False, False]
