@@ -6,8 +6,8 @@ share}``, a share being that seat's ``{"type": "game", "view", "events"}`` messa
 (:func:`game_share`); each socket's consumer forwards only its own seat's share (:func:`seat_share`; the
 spectators' for a spectator, none while a ranked game is in progress; when no spectator socket was open,
 the spectators' share is not built and the message says ``"unwatched": true``), so the channel layer
-carries one publish per action however many seats there are, and no JSON is encoded per socket. Presence
-goes to the same group as ``{"type": "room.presence", "payload": {"type": "presence", "seat",
+carries one publish per action however many seats there are, and no JSON is encoded per socket.
+Presence goes to the same group as ``{"type": "room.presence", "payload": {"type": "presence", "seat",
 "connected", "away", "cpu_playing"}}``. Sending never raises: the database is the truth and clients resync by ``seq``.
 """
 

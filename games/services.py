@@ -130,7 +130,7 @@ class _Ctx:
     finished: bool = False
     rearm: bool = True
     applied: list[str] = field(default_factory=list)  # ``by`` of each action applied (config.metrics)
-    watched: bool = True  # a spectator socket was open on the game's room when it was locked
+    watched: bool = True  # a spectator socket was open on the game's room as of the locked read's start
 
 
 def _lock_queryset(game_id: int, prior: tuple[int, str] | None = None):
@@ -1014,11 +1014,11 @@ def game_abort(*, game_id: int, reason: str) -> bool:
     ``pot {total, refunds}``: every coin paid into the pot goes back) so seq moves on. After commit:
     broadcasts and ``game_finished`` (receivers check the status). Locks the game. Returns False if it was
     not playing."""
-    now = _now()
     with transaction.atomic():
         ctx = _lock_or_none(game_id)
         if ctx is None:
             return False
+        now = _now()  # after the lock: the row logged last may have committed while it was waited for
         game = ctx.game
         if game.status != Game.PLAYING:
             return False

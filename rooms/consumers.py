@@ -29,7 +29,8 @@ only to the sender as ``{type: "error", code, detail, fields?, action_id?}``.
 Group messages handled (``payload`` is sent as it is): ``game.update`` (the ``game`` message of this
 socket's seat, or the spectators', picked from the broadcast by ``games.events.seat_share``: each
 socket gets each seq at most once, in order, and the message it gets carries every event since its
-previous one; seqs whose message was overtaken or lost are filled from the log, see ``_send_game``),
+previous one; seqs whose message was overtaken or lost are filled from the log, see ``_send_game``; a
+spectator given a broadcast built while nobody watched, ``unwatched``, reads its view from the database),
 ``room.update``, ``room.chat``, ``room.presence``, ``room.achievement``; from moderators
 ``room.chat_hidden`` (``{type: "chat_hidden", id}``), ``room.closed`` (``{type: "room_closed"}``, then
 close **4404**) and ``room.kick`` (to the kicked user's sockets only: ``{type: "kicked", seat}``, then
@@ -151,7 +152,7 @@ def _snapshot(room_id: int, user_id: int | None, base_url: str | None = None) ->
 
 def _game_message(game, seat: int | None) -> dict:
     """``{"type": "game", "view", "events"}`` of ``game`` now for ``seat`` (None: the spectators'): the
-    view at the game's seq and that seq's events the seat may see. One query (the events)."""
+    view at the game's seq and that seq's events the seat may see. Two queries (players, events)."""
     view = games_selectors.game_view(game=game, seat=seat)
     events = games_selectors.game_events_between(game_id=game.pk, seat=seat, after=game.seq - 1, upto=game.seq)
     return {"type": "game", "view": view, "events": events}
@@ -159,7 +160,8 @@ def _game_message(game, seat: int | None) -> dict:
 
 def _spectators_game(room_id: int) -> dict | None:
     """The spectators' ``game`` message (:func:`_game_message`) of the room's game now, or None when the
-    room has no game or may not be watched now (closed, watching off, a ranked game in progress)."""
+    room has no game or may not be watched now (closed, watching off, a ranked game in progress). Three
+    queries."""
     room = selectors.live_rooms().select_related("game").filter(pk=room_id).first()
     if room is None or room.game is None or not selectors.room_watchable(room):
         return None
@@ -444,13 +446,21 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.game_id, self.last_seq = game_id, seq
         await self._send_text(text)
 
+    def _has(self, event) -> bool:
+        """Whether this socket has sent the seq of a ``game.update`` already (its game and seq, read from
+        any seat's share)."""
+        share = next(iter((event.get("seats") or {}).values()), None)
+        return share is not None and share.get("id") == self.game_id and share.get("seq", -1) <= self.last_seq
+
     async def game_update(self, event):
-        """``{"type": "game.update", "after", "seats": {"<seat>": share}, "spectators"?: share}`` to the
-        room's group (``games.events.broadcast_game``): only this socket's seat's share is sent (a
-        spectator's: the spectators'), never another seat's."""
+        """``{"type": "game.update", "after", "seats": {"<seat>": share}, "spectators"?: share, "unwatched"?:
+        true}`` to the room's group (``games.events.broadcast_game``): only this socket's seat's share is
+        sent (a spectator's: the spectators'), never another seat's. A spectator socket given a message
+        built while nobody watched (``unwatched``: no spectators' share) reads its view from the database,
+        unless it has that seq already (its connect snapshot came after the broadcast was built)."""
         if self.spectator:
             share = games_events.seat_share(event, None)
-            if share is None and event.get("unwatched") and self.joined:
+            if share is None and event.get("unwatched") and self.joined and not self._has(event):
                 # Built when no spectator socket was counted yet (this one opened meanwhile): read it.
                 game_msg = await db_call(_spectators_game)(self.room_id)
                 if game_msg is not None:

@@ -201,7 +201,13 @@ async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | Non
             # A socket is live once its snapshot came (API.md: ``room`` first): the server has then put it
             # in the room's group; a game started before that would reach it only as a later snapshot,
             # without the first seqs' events.
-            await asyncio.wait_for(asyncio.gather(*(r.wait() for r in ready)), 30)
+            try:
+                await asyncio.wait_for(asyncio.gather(*(r.wait() for r in ready)), 30)
+            except TimeoutError:
+                for t in tasks:  # a reader that ended (the server refused the socket) says why
+                    if t.done() and not t.cancelled() and t.exception() is not None:
+                        raise t.exception() from None
+                raise
             if before_start is not None:
                 await before_start()
             started = await _check(await http.post(f"/api/rooms/{code}/start", headers=host.headers), 201)

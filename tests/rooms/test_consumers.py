@@ -652,4 +652,11 @@ async def test_a_spectator_reads_its_view_when_a_broadcast_was_built_for_nobody(
     assert (view["seq"], view["you"], view["table"]["hand"], view["legal_actions"]) == (1, None, None, [])
     assert [e["type"] for e in got[-1]["events"]] == ["draw"]  # not the "drawn" card, which is the drawer's
     assert "SEAT" not in json.dumps(got)
+    reads = []
+    monkeypatch.setattr("rooms.consumers._spectators_game", lambda room_id: reads.append(room_id))
+    await channel_layers["default"].group_send(f"room-{room.code}", {
+        "type": "game.update", "after": 0, "seats": {str(seat): secret}, "unwatched": True})
+    await comm.send_json_to({"type": "ping"})
+    assert (await _until(comm, lambda m: True))[-1] == {"type": "pong"}  # a seq it has: nothing read, nothing sent
+    assert reads == []
     await comm.disconnect()
