@@ -40,6 +40,7 @@ found a room), ``user.warning`` (a moderator's warning: ``{type: "warning", deta
 """
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -219,6 +220,40 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
     counted = False
     revoked = False
     base_url: str | None = None
+
+    async def __call__(self, scope, receive, send):
+        """Channels' consumer loop, then :meth:`_drop_channel`."""
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self._drop_channel()
+
+    async def _drop_channel(self) -> None:
+        """Have the channel layer forget this socket's channel (its queue in this process and, in the
+        pub/sub layer, its Redis subscription).
+
+        channels-redis drops a channel only when a ``receive`` on it is cancelled while it waits. Channels
+        cancels its pending ``receive`` when the socket ends, but when a message has just come in that
+        ``receive`` has already returned and nothing is dropped; at a close one always has (the ``room``
+        broadcast of this very socket's release), so every closed socket left its queue in the server
+        process and its subscription in Redis for good. A ``receive`` started and cancelled here takes
+        the layer's own clean-up path (messages still queued for the gone socket are read and dropped
+        first). Never raises."""
+        layer, name = self.channel_layer, getattr(self, "channel_name", None)
+        if layer is None or not name:
+            return
+        try:
+            for _ in range(1000):  # at most this many messages left queued for it
+                task = asyncio.ensure_future(layer.receive(name))
+                await asyncio.sleep(0)  # it starts, and waits unless a message is queued
+                if not task.done():
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+                    return
+                task.result()  # a message for the gone socket: dropped
+        except Exception:  # noqa: BLE001 - the layer is down: nothing to keep either
+            logger.debug("dropping channel %s failed", name, exc_info=True)
 
     async def dispatch(self, message):
         """Run the handler of ``message`` (Channels' own dispatch, less its database clean-up).

@@ -660,3 +660,37 @@ async def test_a_spectator_reads_its_view_when_a_broadcast_was_built_for_nobody(
     assert (await _until(comm, lambda m: True))[-1] == {"type": "pong"}  # a seq it has: nothing read, nothing sent
     assert reads == []
     await comm.disconnect()
+
+
+@pytest.mark.redis
+async def test_a_closed_socket_leaves_no_channel_in_the_pubsub_layer(players, settings):
+    """channels-redis forgets a channel only when a ``receive`` on it is cancelled while waiting; at a
+    close a message has just come in (the room broadcast of the socket's own release), so Channels' own
+    cancellation finds that ``receive`` finished and nothing was dropped: each closed socket left a queue
+    in the process and a Redis subscription for good. The consumer drops its channel itself."""
+    import redis
+
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                                           "CONFIG": {"hosts": [settings.REDIS_URL], "prefix": "leaktest"}}}
+    channel_layers.backends.clear()
+    room, host, other = players
+    client = redis.Redis.from_url(settings.REDIS_URL)
+
+    def specific() -> list:
+        return [c for c in client.pubsub_channels("leaktest*") if b"specific" in c]
+
+    socks = [await _open(room.code, user) for user in (host, other)]
+    for comm in socks:
+        await _until(comm, lambda m: m["type"] == "room")
+    assert len(await asyncio.to_thread(specific)) == 2
+    layer = channel_layers["default"]
+    for comm in socks:
+        await comm.disconnect()
+    await asyncio.to_thread(wait_idle)
+    for _ in range(int(TIMEOUT / 0.05)):
+        if not await asyncio.to_thread(specific):
+            break
+        await asyncio.sleep(0.05)
+    assert await asyncio.to_thread(specific) == []
+    assert all(not loop_layer.channels for loop_layer in layer._layers.values())
+    client.close()
