@@ -166,14 +166,21 @@ def table(headers: list[str], rows: list[list]) -> str:
 
 
 def sql_shape(sql: str) -> str:
-    """A query's shape for explaining counts: verb and first table."""
+    """A query's shape for explaining counts: verb and first table (of a SELECT: its own FROM, not a
+    subquery's)."""
     m = re.match(r'\s*(SELECT|INSERT INTO|UPDATE|DELETE FROM|SAVEPOINT|RELEASE SAVEPOINT)\b.*?(?:FROM\s+)?"?(\w+)"?',
                  sql, re.I | re.S)
     if not m:
         return sql[:40]
     verb = m.group(1).upper()
     if verb == "SELECT":
-        t = re.search(r'\bFROM\s+"(\w+)"', sql)
+        outer = sql
+        while True:  # subqueries out, innermost first: "(SELECT ... FROM x ...)"
+            shorter = re.sub(r"\([^()]*\)", "", outer)
+            if shorter == outer:
+                break
+            outer = shorter
+        t = re.search(r'\bFROM\s+"(\w+)"', outer)
         return f"SELECT {t.group(1) if t else '?'}" + (" FOR UPDATE" if "FOR UPDATE" in sql else "")
     if verb.endswith("SAVEPOINT"):
         return verb
