@@ -34,9 +34,11 @@ What it does, in order (every process it starts is stopped on exit, also on Ctrl
    Measured: actions applied per second (applied actions / time from the first action POST sent to the
    last one answered), and for every applied action the latency from sending its POST to the moment
    EVERY seat's socket has that ``seq`` (p50/p95/p99/max); an action some seat never got on its socket is
-   counted as ``missed``, the first five logged (a seat waits, before closing its socket, until no seat of its game has posted
-   for 1 s and it has every seq posted, at most 10 s). Also the web servers' CPU per action (sampled
-   every 0.2 s, read over the measured window). A last GET phase closes the run; the ratios actions/s ÷
+   counted as ``missed``, the first five logged (a seat waits, before closing its socket, until no seat
+   of its game has posted for 1 s and it has every seq posted, at most 10 s). Games a phase leaves
+   unfinished are then marked aborted in the database, so that the CPU does not go on playing them
+   behind the later phases. Also the web servers' CPU per action (sampled every 0.2 s, read over the
+   measured window). A last GET phase closes the run; the ratios actions/s ÷
    GET/s and CPU per action ÷ CPU per GET are printed.
    With ``--timer-games K``, K more games are started first (2-seat Chinchirorin, ``turn_seconds`` 30,
    guests that never act nor open a socket: the turn timers and then the CPU play them, on the Celery
@@ -602,6 +604,20 @@ class CpuSampler:
         return self.at(t1) - self.at(t0)
 
 
+def end_unfinished(db: str, game_ids: set[int]) -> int:
+    """Mark the phase's games still playing as aborted (its seats stopped at ``--play-seconds``, or
+    ``--timeout`` cut them), straight in the database, so that they do not go on as background load:
+    once their seats' sockets closed, the away grace would pass and the CPU would play them, on the
+    Celery worker and PostgreSQL, through the later phases (measured: the last phases' p99 and the last
+    GET phase degraded). Their queued timer and CPU tasks find them over and do nothing. Returns how many."""
+    if not game_ids:
+        return 0
+    with _pg(db) as conn:
+        cur = conn.execute("UPDATE games_game SET status = 'aborted', deadline = NULL, bot_due_at = NULL "
+                           "WHERE id = ANY(%s) AND status = 'playing'", [sorted(game_ids)])
+        return cur.rowcount
+
+
 def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: tuple[float, float] | None) -> dict:
     """One phase: N games of ``game`` set up, started together, played (with ``think``, for at most
     ``--play-seconds``). The measured window runs from the start to the last action answered: actions/s,
@@ -636,6 +652,9 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
     # a game cut by the timeout: its seats are the sockets that saw it
     seats_of = {g: len(socks) for g, socks in REC.arrivals.items()}
     seats_of.update({r["game_id"]: n for r, n in zip(phase["results"], phase["seats"], strict=True) if isinstance(r, dict)})
+    left = end_unfinished(args.db, set(seats_of))
+    if left:
+        log(f"{game}: {left} unfinished games ended (aborted in the database)")
     posts = list(REC.posts)
     lat, missed = fanout_latencies([(g, s, t0) for g, s, t0, _t1, _k in posts], REC.arrivals, seats_of)
     http = [t1 - t0 for _g, _s, t0, t1, _k in posts]
