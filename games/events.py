@@ -8,7 +8,8 @@ spectators' for a spectator, none while a ranked game is in progress; when no sp
 the spectators' share is not built and the message says ``"unwatched": true``), so the channel layer
 carries one publish per action however many seats there are, and no JSON is encoded per socket.
 Presence goes to the same group as ``{"type": "room.presence", "payload": {"type": "presence", "seat",
-"connected", "away", "cpu_playing"}}``. Sending never raises: the database is the truth and clients resync by ``seq``.
+"connected", "away", "cpu_playing"}}``. Sending never raises: the database is the truth and clients
+resync by ``seq``.
 """
 
 from __future__ import annotations

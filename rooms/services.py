@@ -103,8 +103,8 @@ def _check_rules(game_name: str, rules: dict, seats: int | str) -> int:
 
 def _lock(code: str, user=None) -> tuple[Room, list[Seat]]:
     """The live room of ``code`` locked (its host read when needed) and its seats (users loaded, in index
-    order); with ``user``, ``room.kicked`` says whether a moderator removed ``user`` from the room. A room still
-    ``playing`` whose game has ended is finished first (:func:`_reconcile`). Raises 404 ``not_found``.
+    order); with ``user``, ``room.kicked`` says whether a moderator removed ``user`` from the room. A room
+    still ``playing`` whose game has ended is finished first (:func:`_reconcile`). Raises 404 ``not_found``.
 
     Constant work, for timing: the room (with its game's status and the caller's kick) and the seats are
     read by two statements whose text and parameters depend on ``code`` and ``user`` only, run alike
