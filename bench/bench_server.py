@@ -213,11 +213,6 @@ def _group_cpu_seconds(pgid: int) -> dict[int, float]:
     return out
 
 
-def _proc_cpu_seconds(pgid: int) -> float:
-    """User + system CPU seconds of the live processes in process group ``pgid`` (Linux /proc)."""
-    return sum(_group_cpu_seconds(pgid).values())
-
-
 class Stack(Supervisor):
     """The processes this benchmark started, each in its own session and log file
     (``scripts/serve.py``'s supervisor); :meth:`stop` stops them all."""
@@ -348,7 +343,7 @@ def start_stack(args, env: dict, logdir: Path) -> tuple[Stack, list[str]]:
 
 def web_cpu(stack: Stack) -> float:
     """CPU seconds used so far by every web server process (all uvicorn process groups)."""
-    return sum(_proc_cpu_seconds(proc.pid) for name, proc in stack.children if name.startswith("web"))
+    return sum(web_cpu_by_process(stack).values())
 
 
 def web_cpu_by_process(stack: Stack) -> dict[int, float]:

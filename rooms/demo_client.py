@@ -102,8 +102,7 @@ async def _socket_reader(client: SeatClient, ws, changed: asyncio.Event, room_bo
             changed.set()
         elif msg.get("type") == "room":
             room_box["room"] = msg["room"]
-            if "ready" in room_box:
-                room_box["ready"].set()
+            room_box["ready"].set()
             changed.set()
 
 
