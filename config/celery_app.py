@@ -17,6 +17,21 @@ def ping() -> str:
     return "pong"
 
 
+@signals.task_prerun.connect
+@signals.task_postrun.connect
+def _close_old_connections(sender=None, **_kwargs) -> None:
+    """Before and after each task run by a worker, Django's ``close_old_connections()``, as around a
+    request: a connection older than ``CONN_MAX_AGE``, unusable after an error, or (``CONN_HEALTH_CHECKS``)
+    found broken at its next use is replaced; the others are kept for the next task (Celery's own
+    closing of every connection is turned off by ``CELERY_DB_REUSE_MAX``, see settings). Not for an eager
+    task, which runs inside its caller's request or transaction."""
+    if getattr(getattr(sender, "request", None), "is_eager", False):
+        return
+    from django.db import close_old_connections
+
+    close_old_connections()
+
+
 @signals.worker_ready.connect
 def _serve_metrics(**_kwargs) -> None:
     """With METRICS_PORT set (docker compose), the worker serves its processes' Prometheus metrics there."""

@@ -33,6 +33,14 @@ RESTARTED = ("worker", "beat")  # started again when they exit by themselves
 MAX_RESTARTS, RESTART_WINDOW = 5, 60.0  # more restarts than this in the window: stop everything
 
 
+def celery_environment(env: dict) -> dict:
+    """The environment of the Celery worker and beat, from the server's ``env``: one thread per process,
+    so plain persistent connections are safe (``DATABASE_POOL=false``, ``CONN_MAX_AGE`` 60 s unless
+    ``env`` sets it). The pool would not help: in prefork, Celery's Django fixup does not keep it across
+    tasks, and the worker opened a new PostgreSQL session for nearly every task (``bench/README.md``)."""
+    return {**env, "DATABASE_POOL": "false", "CONN_MAX_AGE": env.get("CONN_MAX_AGE", "60")}
+
+
 def log(msg: str) -> None:
     print(f"[run] {msg}", flush=True)
 
@@ -186,9 +194,7 @@ def main() -> int:
             return 0
         subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True)
         web = sup.start("web", [sys.executable, "-m", "config.web"], {**env, "HOST": host, "PORT": str(port)})
-        # Celery: one thread per process, so plain persistent connections are safe (and the pool is not
-        # kept across tasks by Celery's Django fixup in prefork anyway).
-        celery_env = {**env, "DATABASE_POOL": "false", "CONN_MAX_AGE": env.get("CONN_MAX_AGE", "60")}
+        celery_env = celery_environment(env)
         # WARNING: the sweeper runs every second; INFO would print three lines a second.
         sup.start("worker", [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
                              "--concurrency", env.get("WORKER_CONCURRENCY", "2"), "-n", "worker@%h"], celery_env)

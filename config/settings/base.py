@@ -262,6 +262,12 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+# Celery 5.6+ closes Django's database connections before and after EVERY task, whatever CONN_MAX_AGE says
+# (its Django fixup; celery/celery#9824 reverted the change that honoured it): a PostgreSQL session was opened
+# for every task, the sweeper's one a second included. A reuse count it never reaches turns that off;
+# config.celery_app closes old connections around each task as Django does around a request instead
+# (CONN_MAX_AGE and CONN_HEALTH_CHECKS honoured).
+CELERY_DB_REUSE_MAX = 2**62
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE: dict = {
     # Every second: overdue deadlines and due CPU moves whose task was lost; the outage heartbeat.
