@@ -80,7 +80,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from config.web import KEEPALIVE_SECONDS  # noqa: E402 - after the path is set
-from scripts.serve import Supervisor  # noqa: E402 - after the path is set
+from scripts.serve import Supervisor, celery_environment  # noqa: E402 - after the path is set
 
 GAMES = ("chinchirorin", "chinchon")
 ACTION_PATH = re.compile(r"/api/games/(\d+)/actions$")
@@ -221,8 +221,8 @@ class Stack(Supervisor):
         super().__init__(logdir)
         self.env = env
 
-    def start(self, name: str, args: list[str]) -> subprocess.Popen:  # type: ignore[override]
-        return super().start(name, args, self.env)
+    def start(self, name: str, args: list[str], env: dict | None = None) -> subprocess.Popen:  # type: ignore[override]
+        return super().start(name, args, self.env if env is None else env)
 
     def pid(self, name: str) -> int:
         return next(p.pid for n, p in self.children if n == name)
@@ -327,12 +327,13 @@ def start_stack(args, env: dict, logdir: Path) -> tuple[Stack, list[str]]:
                                     "--loop", "uvloop", "--http", "httptools", "--no-access-log",
                                     "--log-level", "warning", "--timeout-keep-alive", str(KEEPALIVE_SECONDS)])
             servers.append(f"http://127.0.0.1:{port}")
+        celery_env = celery_environment(env)  # as ``make run`` and compose run them
         for i in range(args.celery_workers):
             stack.start(f"worker{i}", [str(BIN / "celery"), "-A", "config", "worker", "--loglevel", "WARNING",
                                        "--concurrency", str(args.celery_concurrency), "-n",
-                                       f"bench-{servers[0].rsplit(':', 1)[1]}-{i}@%h"])
+                                       f"bench-{servers[0].rsplit(':', 1)[1]}-{i}@%h"], celery_env)
         stack.start("beat", [str(BIN / "celery"), "-A", "config", "beat", "--loglevel", "WARNING",
-                             "--schedule", str(logdir / "celerybeat-schedule")])
+                             "--schedule", str(logdir / "celerybeat-schedule")], celery_env)
         for server in servers:
             wait_healthy(f"{server}/healthz", stack)
     except BaseException:
@@ -422,33 +423,36 @@ def install_timing() -> None:
         def __getattr__(self, name):
             return getattr(self.ws, name)
 
-    reader, play_seat = demo_client._socket_reader, demo_client._play_seat
+    reader = demo_client._socket_reader
 
-    async def timed_reader(client, ws, changed, room_box):
-        await reader(client, TimedSocket(ws, client.token), changed, room_box)
-
-    async def play_then_drain(client, http, game_id, rng, changed, **kw):
-        await play_seat(client, http, game_id, rng, changed, **kw)
-        # Until no seat of the game has posted for 1 s and this socket has every seq posted (≤ 10 s).
-        end = time.perf_counter() + 10.0
-        while time.perf_counter() < end:
-            last, final = REC.last_post.get(game_id, (0.0, client.view["seq"]))
-            if final in REC.arrivals[game_id][client.token] and time.perf_counter() - last > 1.0:
-                break
-            await asyncio.sleep(0.02)
+    async def timed_reader(client, ws, changed, ready):
+        await reader(client, TimedSocket(ws, client.token), changed, ready)
 
     demo_client.httpx = types.SimpleNamespace(AsyncClient=TimedAsyncClient, Response=httpx.Response)
     demo_client._socket_reader = timed_reader
-    demo_client._play_seat = play_then_drain
+
+
+async def drain(clients: list, game_id: int) -> None:
+    """The demo client's ``before_close``: before a room's sockets close, wait until no seat of its last
+    game has posted for 1 s and every seat's socket has every seq posted (≤ 10 s)."""
+    end = time.perf_counter() + 10.0
+    while time.perf_counter() < end:
+        last, final = REC.last_post.get(game_id, (0.0, -1))
+        if time.perf_counter() - last > 1.0 and all(final < 0 or final in REC.arrivals[game_id][c.token]
+                                                     for c in clients):
+            return
+        await asyncio.sleep(0.02)
 
 
 async def play_phase(servers: list[str], game: str, n: int, seats_cycle: list[int], timeout: float, seed: int,
                      rules: dict, ramp: float = 0.0, think: tuple[float, float] | None = None,
-                     play_seconds: float | None = None, on_go=None) -> dict:
-    """N games set up (guests, room, joins, every seat's socket open; a game every ``ramp`` s), then
-    started together: ``on_go()`` is called at that moment (the measured part begins). ``think``: the
-    seats' thinking time per decision; ``play_seconds``: the seats stop acting that long after the start
-    (unfinished games are left as they are). Returns ``{seats, results, setup}``."""
+                     play_seconds: float | None = None, rematch: bool = False, on_go=None) -> dict:
+    """N rooms set up (guests, room, joins, every seat's socket open; a room every ``ramp`` s), then their
+    games started together: ``on_go()`` is called at that moment (the measured part begins). ``think``:
+    the seats' thinking time per decision; ``play_seconds``: the seats stop acting that long after the
+    start (unfinished games are left as they are); ``rematch``: a room whose game ended starts the next
+    one at once (its host's ``rematch``), so that N games are in play until ``play_seconds``. Returns
+    ``{seats, results, setup}``, a result per room (:func:`rooms.demo_client.play_game`)."""
     from rooms.demo_client import play_game
 
     seats = [seats_cycle[i % len(seats_cycle)] for i in range(n)]
@@ -487,7 +491,7 @@ async def play_phase(servers: list[str], game: str, n: int, seats_cycle: list[in
         try:
             return await play_game(servers[k], game=game, seats=s, rules=rules, seed=seed + i, timeout=timeout,
                                    servers=servers[k:] + servers[:k], think=think, before_start=before_start,
-                                   stop=stop)
+                                   stop=stop, rematch=rematch, before_close=drain)
         finally:
             if not waited:
                 one_settled()
@@ -613,6 +617,14 @@ def end_unfinished(db: str, game_ids: set[int]) -> int:
         return cur.rowcount
 
 
+def phase_seconds(args, think: tuple[float, float] | None) -> float | None:
+    """How long the seats of a phase act: ``--play-seconds`` with thinking time, ``--closed-seconds``
+    without (``None``, until every game ended, with ``--single-game``)."""
+    if think is not None:
+        return args.play_seconds
+    return None if args.single_game else args.closed_seconds
+
+
 def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: tuple[float, float] | None) -> dict:
     """One phase: N games of ``game`` set up, started together, played (with ``think``, for at most
     ``--play-seconds``). The measured window runs from the start to the last action answered: actions/s,
@@ -634,7 +646,8 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
 
     with CpuSampler(stack) as cpu:
         coro = play_phase(servers, game, n, args.seats, args.timeout, args.seed, args.rules[game], args.ramp,
-                          think=think, play_seconds=args.play_seconds if think else None, on_go=on_go)
+                          think=think, play_seconds=phase_seconds(args, think), rematch=not args.single_game,
+                          on_go=on_go)
         phase = _run(coro)
     wall = time.perf_counter() - wall0
     per0 = marks.get("per_process_go", {})
@@ -646,7 +659,9 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
         log(f"{game}: a game did not finish: {type(exc).__name__}: {exc}")  # TimeoutError: cut by --timeout
     # a game cut by the timeout: its seats are the sockets that saw it
     seats_of = {g: len(socks) for g, socks in REC.arrivals.items()}
-    seats_of.update({r["game_id"]: n for r, n in zip(phase["results"], phase["seats"], strict=True) if isinstance(r, dict)})
+    seats_of.update({g["game_id"]: n for r, n in zip(phase["results"], phase["seats"], strict=True)
+                     if isinstance(r, dict) for g in r["games"]})
+    games_played = [g for r in ok for g in r["games"]]
     left = end_unfinished(args.db, set(seats_of))
     if left:
         log(f"{game}: {left} unfinished games ended (aborted in the database)")
@@ -659,14 +674,15 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
     go = marks.get("go", first)
     server_cpu = cpu.between(go, last) if posts else float("nan")
     return {
-        "game": game, "n": n, "think": think, "seats": phase["seats"], "finished": sum(1 for r in ok if r["result"]),
+        "game": game, "n": n, "think": think, "seats": phase["seats"], "games": len(seats_of),
+        "finished": sum(1 for g in games_played if g["status"] == "finished"),
         "failed": len(failed), "setup": phase["setup"],
-        "actions": len(posts), "server_seq_total": sum(r["seq"] for r in ok), "span": span, "wall": wall,
+        "actions": len(posts), "server_seq_total": sum(g["seq"] for g in games_played), "span": span, "wall": wall,
         "rate": len(posts) / span if posts else 0.0, "latency": summarize(lat), "http": summarize(http),
         "missed": missed, "refused": dict(REC.refused), "server_cpu": server_cpu,
         "client_cpu": time.process_time() - marks.get("client_go", client0),
         "load": (marks.get("load_go", load0), os.getloadavg()[0]),
-        "per_game_actions": sorted(r["seq"] for r in ok),
+        "per_game_actions": sorted(g["seq"] for g in games_played),
         "busiest_worker_share": max(used.values()) / sum(used.values()) if sum(used.values()) > 0 else float("nan"),
     }
 
@@ -732,7 +748,8 @@ def setup_django(env: dict) -> None:
               "GAMES_TIME_SCALE"):
         os.environ.pop(k, None)
     os.environ.update({k: env[k] for k in ("DJANGO_SETTINGS_MODULE", "DEBUG", "DATABASE_URL", "REDIS_URL",
-                                          "THROTTLE_GUEST", "LOG_LEVEL")})
+                                          "THROTTLE_GUEST", "THROTTLE_ROOM_LOOKUP", "THROTTLE_ROOM_LOOKUP_ADDRESS",
+                                          "LOG_LEVEL")})
     import django
 
     django.setup()
@@ -832,14 +849,14 @@ def report_ratios(phases: list[dict], gets: list[dict]) -> str:
 
 
 def report_phases(phases: list[dict], args) -> str:
-    headers = ["game", "N", "think", "seats", "set-up s", "finished", "actions", "actions/s", "p50 ms", "p95 ms",
+    headers = ["game", "N", "think", "seats", "set-up s", "games finished/played", "actions", "actions/s", "p50 ms", "p95 ms",
                "p99 ms", "max ms", "missed", "HTTP p50 ms", "409/4xx", "server CPU ms/action", "load"]
     rows = []
     for p in phases:
         lat, http = p["latency"], p["http"]
         seats = "/".join(str(s) for s in sorted(set(p["seats"])))
         refused = sum(p["refused"].values())
-        rows.append([p["game"], p["n"], think_text(p["think"]), seats, f"{p['setup']:.1f}", f"{p['finished']}/{p['n']}",
+        rows.append([p["game"], p["n"], think_text(p["think"]), seats, f"{p['setup']:.1f}", f"{p['finished']}/{p['games']}",
                      p["actions"], f"{p['rate']:.1f}",
                      ms(lat["p50"]), ms(lat["p95"]), ms(lat["p99"]), ms(lat["max"]), p["missed"], ms(http["p50"]),
                      refused, f"{p['server_cpu'] * 1000 / max(1, p['actions']):.1f}",
@@ -896,6 +913,11 @@ def parse_args(argv=None):
                          "answers) or LOW-HIGH seconds, e.g. '0,1-2' (default 0)")
     ap.add_argument("--play-seconds", type=float, default=60.0,
                     help="phases with thinking time: seats stop acting this long after the start (default 60)")
+    ap.add_argument("--closed-seconds", type=float, default=30.0,
+                    help="phases without thinking time: seats stop acting this long after the start (default 30)")
+    ap.add_argument("--single-game", action="store_true",
+                    help="each room plays one game, and a phase without thinking time lasts until every game "
+                         "ended (the bench before rematches: the games in play fall from N as they end)")
     ap.add_argument("--get-seconds", type=float, default=10.0, help="seconds of GET /api/me load (0 skips)")
     ap.add_argument("--get-concurrency", type=int, default=16, help="concurrent GET /api/me clients (default 16)")
     ap.add_argument("--timeout", type=float, default=110.0, help="seconds per game phase (default 110)")
@@ -1028,7 +1050,10 @@ def main(argv=None) -> int:
     if phases:
         print(report_phases(phases, args))
         for p in phases:
-            print(f"  {p['game']}: actions per game {p['per_game_actions']}; server seq total {p['server_seq_total']}; "
+            per = p["per_game_actions"]
+            spread = f"{per[0]}/{per[len(per) // 2]}/{per[-1]}" if per else "–"
+            print(f"  {p['game']} {p['n']}: {p['games']} games played, {p['finished']} finished, actions per game "
+                  f"min/median/max {spread}; server seq total {p['server_seq_total']}; "
                   f"refused {p['refused'] or 'none'}; HTTP POST p50/p99 {ms(p['http']['p50'])}/{ms(p['http']['p99'])} ms; "
                   f"client CPU {p['client_cpu']:.1f} s, server (uvicorn) CPU {p['server_cpu']:.1f} s in {p['wall']:.1f} s; "
                   f"busiest web process {p['busiest_worker_share']:.0%} of the web CPU from the start")

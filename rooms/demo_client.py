@@ -93,7 +93,9 @@ async def new_guest(http: httpx.AsyncClient, name: str) -> str:
     return body["token"]
 
 
-async def _socket_reader(client: SeatClient, ws, changed: asyncio.Event, room_box: dict) -> None:
+async def _socket_reader(client: SeatClient, ws, changed: asyncio.Event, ready: asyncio.Event) -> None:
+    """Keep the latest ``game`` view of the socket ``ws`` in ``client`` (``changed`` set on each ``game`` or
+    ``room`` message); ``ready`` is set at the first ``room`` message (the socket's snapshot)."""
     async for raw in ws:
         client.messages += 1
         msg = json.loads(raw)
@@ -101,8 +103,7 @@ async def _socket_reader(client: SeatClient, ws, changed: asyncio.Event, room_bo
             client.take(msg.get("view"))
             changed.set()
         elif msg.get("type") == "room":
-            room_box["room"] = msg["room"]
-            room_box["ready"].set()
+            ready.set()
             changed.set()
 
 
@@ -160,8 +161,11 @@ async def _play_seat(client: SeatClient, http: httpx.AsyncClient, game_id: int, 
 async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | None = None,
                     tokens: list[str] | None = None, seed: int = 0, timeout: float = 600.0,
                     servers: list[str] | None = None, think: tuple[float, float] | None = None,
-                    before_start: Callable[[], Awaitable[Any]] | None = None, stop: asyncio.Event | None = None) -> dict:
-    """Play one whole game of ``game`` with ``seats`` client seats and return a summary.
+                    before_start: Callable[[], Awaitable[Any]] | None = None, stop: asyncio.Event | None = None,
+                    rematch: bool = False,
+                    before_close: Callable[[list[SeatClient], int], Awaitable[Any]] | None = None) -> dict:
+    """Play one whole game of ``game`` with ``seats`` client seats (or, with ``rematch``, games back to
+    back in one room) and return a summary.
 
     ``tokens``: the players' tokens in seat order (default: new guests); the first creates the room and
     hosts. ``servers``: base URLs of several servers of one service; seat ``i`` plays (its socket and its
@@ -169,9 +173,15 @@ async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | Non
     each seat waits before a decision (default: none). ``before_start``: awaited once every seat's socket
     is open, before the host starts the game (a benchmark starts many games together). ``stop``: once it
     is set the seats stop acting and the game is left as it is (``result`` None while it is playing).
-    Returns ``{"game_id", "room", "game", "result", "seq", "actions", "retries", "messages",
-    "players": [{seat, display_name}]}`` (``seq`` = the game's applied actions, ``messages`` = socket
-    messages received by all seats). Raises :class:`DemoError` or ``TimeoutError``.
+    ``rematch``: each time a game ends and ``stop`` is not set, the host asks for a rematch
+    (``POST /api/rooms/{code}/rematch``) and the same seats, sockets still open, play the new game; so
+    the room always has a game in play until ``stop`` (``timeout`` then bounds each game).
+    ``before_close``: awaited with the seats' clients and the last game's id once the seats stopped,
+    before their sockets close. Returns, for the last game, ``{"game_id", "room", "game", "result",
+    "seq", "actions", "retries", "messages", "players": [{seat, display_name}], "games": [{game_id,
+    seq, status}, ...]}`` (``seq`` = the game's applied actions; ``actions``, ``retries`` and ``messages``
+    (socket messages received by all seats) count every game; ``games``: each game played, in order).
+    Raises :class:`DemoError` or ``TimeoutError``.
     """
     server = server.rstrip("/")
     servers = [s.rstrip("/") for s in servers or [server]]
@@ -191,12 +201,11 @@ async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | Non
             for c in clients:
                 ws = await stack.enter_async_context(websockets.connect(f"{c.ws_base}/ws/rooms/{code}/?token={c.token}",
                                                                         open_timeout=10))
-                changed = asyncio.Event()
-                box: dict = {"ready": asyncio.Event()}
-                tasks.append(asyncio.create_task(_socket_reader(c, ws, changed, box)))
+                changed, snapshot = asyncio.Event(), asyncio.Event()
+                tasks.append(asyncio.create_task(_socket_reader(c, ws, changed, snapshot)))
                 tasks.append(asyncio.create_task(_pinger(ws)))
                 events.append(changed)
-                ready.append(box["ready"])
+                ready.append(snapshot)
             # A socket is live once its snapshot came (API.md: ``room`` first): the server has then put it
             # in the room's group; a game started before that would reach it only as a later snapshot,
             # without the first seqs' events.
@@ -210,25 +219,36 @@ async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | Non
             if before_start is not None:
                 await before_start()
             started = await _check(await http.post(f"/api/rooms/{code}/start", headers=host.headers), 201)
-            game_id = started["game_id"]
-            for i, c in enumerate(clients):
-                c.seat = i  # the host sits in seat 0 and each joiner takes the lowest free seat
-                rng = random.Random(f"{seed}:{i}")
-                tasks.append(asyncio.create_task(_play_seat(c, seat_http[c.server], game_id, rng, events[i],
-                                                            think=think, stop=stop)))
-            players = tasks[2 * len(clients):]
+            played: list[int] = []
             try:
-                await asyncio.wait_for(asyncio.gather(*players), timeout)
+                while True:
+                    game_id = started["game_id"]
+                    players = []
+                    for i, c in enumerate(clients):
+                        c.seat = i  # the host sits in seat 0 and each joiner takes the lowest free seat
+                        rng = random.Random(f"{seed}:{i}" if not played else f"{seed}:{i}:{len(played)}")
+                        players.append(asyncio.create_task(_play_seat(c, seat_http[c.server], game_id, rng, events[i],
+                                                                      think=think, stop=stop)))
+                    tasks.extend(players)
+                    await asyncio.wait_for(asyncio.gather(*players), timeout)
+                    played.append(game_id)
+                    if not rematch or stop is None or stop.is_set():
+                        break
+                    started = await _check(await http.post(f"/api/rooms/{code}/rematch", headers=host.headers), 201)
+                if before_close is not None:
+                    await before_close(clients, game_id)
             finally:
                 for t in tasks:
                     t.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
-        final = await _check(await http.get(f"/api/games/{game_id}", headers=host.headers), 200)
+        finals = [await _check(await http.get(f"/api/games/{g}", headers=host.headers), 200) for g in played]
+    final = finals[-1]
     return {
         "game_id": game_id, "room": code, "game": game, "result": final["result"], "seq": final["seq"],
         "actions": sum(c.actions for c in clients), "retries": sum(c.retries for c in clients),
         "messages": sum(c.messages for c in clients),
         "players": [{"seat": p["seat"], "display_name": p["display_name"]} for p in final["players"]],
+        "games": [{"game_id": f["id"], "seq": f["seq"], "status": f["status"]} for f in finals],
     }
 
 

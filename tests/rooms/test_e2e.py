@@ -61,3 +61,54 @@ def test_two_registered_players_play_both_games_through_http_and_websocket(live_
         room = httpx.get(f"{live_stack}/api/rooms/{summary['room']}",
                          headers={"Authorization": f"Token {tokens[0]}"}, timeout=10).json()
         assert (room["status"], room["game_id"]) == ("finished", summary["game_id"])
+
+
+def test_the_demo_client_plays_rematches_until_told_to_stop(live_stack):
+    """``play_game(rematch=True)`` (the bench's way to keep N games in play): when a game ends the host
+    asks for a rematch and the same seats play it over the same sockets, until ``stop``."""
+    import threading
+
+    from django.db import connection
+
+    tokens = [_register(live_stack, "carla"), _register(live_stack, "dario")]
+    closed = []
+
+    async def main() -> dict:
+        stop, loop, done = asyncio.Event(), asyncio.get_running_loop(), threading.Event()
+
+        def stop_in_the_second_game() -> None:  # a thread: the ORM is sync
+            try:
+                while not done.is_set():
+                    if Game.objects.filter(status="finished").exists() and Game.objects.count() >= 2:
+                        loop.call_soon_threadsafe(stop.set)
+                        return
+                    done.wait(0.05)
+            finally:
+                connection.close()
+
+        async def before_close(clients, game_id):
+            closed.append((len(clients), game_id))
+
+        watcher = threading.Thread(target=stop_in_the_second_game)
+        watcher.start()
+        try:
+            return await play_game(live_stack, game="chinchirorin", seats=2, tokens=tokens, seed=3, timeout=100,
+                                   stop=stop, rematch=True, before_close=before_close)
+        finally:
+            done.set()
+            watcher.join()
+
+    summary = asyncio.run(main())
+    games = summary["games"]
+    first, last = games[0], games[-1]
+    assert len(games) == 2 and first["game_id"] != last["game_id"], games
+    assert first["status"] == "finished" and first["seq"] > 0
+    stored = {g.pk: g for g in Game.objects.filter(pk__in=[first["game_id"], last["game_id"]])}
+    assert [stored[g["game_id"]].seq for g in games] == [g["seq"] for g in games]
+    assert summary["game_id"] == last["game_id"] and closed == [(2, last["game_id"])]
+    # The same room and seats: a rematch, not a new room.
+    room = httpx.get(f"{live_stack}/api/rooms/{summary['room']}",
+                     headers={"Authorization": f"Token {tokens[0]}"}, timeout=10).json()
+    assert room["game_id"] == last["game_id"]
+    assert sorted(p.user_id for p in stored[last["game_id"]].players.all()) == \
+        sorted(p.user_id for p in stored[first["game_id"]].players.all())
