@@ -11,22 +11,26 @@ What it does, in order (every process it starts is stopped on exit, also on Ctrl
    (``--redis``, default ``redis://127.0.0.1:6379/9``; emptied again at the end), migrates.
 2. Starts ``--servers`` uvicorn servers (default 1; ``--workers`` processes each, default 2; uvloop +
    httptools, no access log, idle keep-alive as ``python -m config.web``) on free loopback ports,
-   ``--celery-workers`` Celery workers (``--celery-concurrency`` each) and Celery beat, all with ``config.settings.local``, ``DEBUG=false``,
-   ``LOG_LEVEL=WARNING``, ``THROTTLE_GUEST`` and the room look-up throttles raised so guests can be made and
-   rooms joined in bulk from one address and ``CHANNEL_LAYER`` from
-   ``--channel-layer``; waits for every server's ``/healthz`` to answer ok.
+   ``--celery-workers`` Celery workers (``--celery-concurrency`` each) and Celery beat, all with
+   ``config.settings.local``, ``DEBUG=false``, ``LOG_LEVEL=WARNING``, ``THROTTLE_GUEST`` and the room
+   look-up throttles raised so guests can be made and rooms joined in bulk from one address and
+   ``CHANNEL_LAYER`` from ``--channel-layer`` (the Celery processes with ``make run``'s database settings,
+   ``scripts.serve.celery_environment``); waits for every server's ``/healthz`` to answer ok.
 3. For each N of ``--games``: ``GET /api/me`` by ``--get-concurrency`` keep-alive clients for
    ``--get-seconds`` (requests/s and the web processes' CPU per request); then, for each thinking time of
    ``--think`` and each game asked, a phase: N rooms of 2-4 seats (``--seats``, cycled over the rooms)
    are set up (a room every ``--ramp`` s; every seat a scripted client of :mod:`rooms.demo_client`: a
-   guest made over HTTP, its room joined, its own WebSocket open) and, once all are set up, started
-   together; the measured window runs from that start to the last action answered, so sign-ups, joins
-   and handshakes are not counted as the action path's work. Seats choose among ``legal_actions``
+   guest made over HTTP, its room joined, its own WebSocket open) and, once all are set up, their games
+   started together; the measured window runs from that start to the last action answered, so sign-ups,
+   joins and handshakes are not counted as the action path's work. A room whose game ends starts the
+   next at once (its host's ``rematch``; the same seats and sockets), so N games are in play for the
+   whole phase, and every seat stops acting ``--closed-seconds`` (think 0) or ``--play-seconds`` after
+   the start (``--single-game``: one game a room, and a think-0 phase lasts until every game ended, the
+   games in play falling from N as they end). Seats choose among ``legal_actions``
    (``409 stale_seq`` retried at once from the body's view); no CPU seats, ``turn_seconds`` null, so the
    service is measured, not the bots. With ``--think 0`` a seat acts as soon as its view awaits it (the
    server's throughput: actions/s, CPU per action); with ``LOW-HIGH`` it first waits a random time in that
-   range, as a quick player would, and every seat stops acting ``--play-seconds`` after the start (the
-   delivery latency under a given load; unfinished games are left). Seat i of a game plays through
+   range, as a quick player would (the delivery latency under a given load). Seat i of a game plays through
    server i mod ``--servers``. The games are played concurrently in one asyncio process (uvloop). This
    script times the demo client without changing its play: its ``httpx.AsyncClient`` is replaced by a
    subclass that times ``POST /api/games/{id}/actions`` and its socket reader sees the sockets through a
@@ -34,8 +38,8 @@ What it does, in order (every process it starts is stopped on exit, also on Ctrl
    Measured: actions applied per second (applied actions / time from the first action POST sent to the
    last one answered), and for every applied action the latency from sending its POST to the moment
    EVERY seat's socket has that ``seq`` (p50/p95/p99/max); an action some seat never got on its socket is
-   counted as ``missed``, the first five logged (a seat waits, before closing its socket, until no seat
-   of its game has posted for 1 s and it has every seq posted, at most 10 s). Games a phase leaves
+   counted as ``missed``, the first five logged (a room waits, before closing its sockets, until no seat
+   of its last game has posted for 1 s and every socket has every seq posted, at most 10 s). Games a phase leaves
    unfinished are then marked aborted in the database, so that the CPU does not go on playing them
    behind the later phases. Also the web servers' CPU per action (sampled every 0.2 s, read over the
    measured window). A last GET phase closes the run; the ratios actions/s ÷
