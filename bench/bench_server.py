@@ -363,26 +363,69 @@ def web_cpu_by_process(stack: Stack) -> dict[int, float]:
 # ------------------------------------------------------------------------------- timed clients
 @dataclass
 class Recorder:
-    """What the timed demo clients saw: applied actions and socket arrivals."""
+    """What the timed demo clients saw: applied actions and socket arrivals, stamped as they happen and
+    decoded only when read (:meth:`settle`, once the seats stopped), so that the bench's own JSON work
+    does not compete with the server for the CPU during the measured window."""
 
-    posts: list[tuple[int, int, float, float, str]] = field(default_factory=list)  # game, seq, t0, t1, type
-    arrivals: dict[int, dict[str, dict[int, float]]] = field(
-        default_factory=lambda: collections.defaultdict(lambda: collections.defaultdict(dict)))
     refused: collections.Counter = field(default_factory=collections.Counter)  # 4xx code -> count
-    last_post: dict[int, tuple[float, int]] = field(default_factory=dict)  # game -> (answered at, max seq)
+    _raw_posts: list[tuple[int, float, float, str, bytes]] = field(default_factory=list)  # game, t0, t1, type, body
+    _raw_arrivals: list[tuple[str, float, str | bytes]] = field(default_factory=list)  # socket key, t, message
+    _posts: list[tuple[int, int, float, float, str]] = field(default_factory=list)  # game, seq, t0, t1, type
+    _arrivals: dict[int, dict[str, dict[int, float]]] = field(
+        default_factory=lambda: collections.defaultdict(lambda: collections.defaultdict(dict)))
+    _last_post: dict[int, tuple[float, int]] = field(default_factory=dict)  # game -> (answered at, max seq)
+
+    def posted(self, game_id: int, t0: float, t1: float, kind: str, body: bytes) -> None:
+        """An applied action's POST: sent at ``t0``, answered at ``t1`` with ``body`` (its view)."""
+        self._raw_posts.append((game_id, t0, t1, kind, body))
 
     def arrived(self, key: str, raw) -> None:
-        t = time.perf_counter()
-        try:
-            msg = json.loads(raw)
-        except ValueError:
-            return
-        if msg.get("type") == "game" and msg.get("view"):
-            view = msg["view"]
-            got = self.arrivals[view["id"]][key]
-            got.setdefault(view["seq"], t)
-            for ev in msg.get("events") or []:  # a message may carry the events of seqs before its view's
-                got.setdefault(ev.get("seq"), t)
+        """A socket message, as received by the socket ``key`` now."""
+        self._raw_arrivals.append((key, time.perf_counter(), raw))
+
+    def settle(self) -> None:
+        """Decode what was stamped since the last call."""
+        raw_posts, self._raw_posts = self._raw_posts, []
+        for game_id, t0, t1, kind, body in raw_posts:
+            seq = json.loads(body)["seq"]
+            self._posts.append((game_id, seq, t0, t1, kind))
+            last = self._last_post.get(game_id, (0.0, -1))
+            self._last_post[game_id] = (max(t1, last[0]), max(seq, last[1]))
+        raw_arrivals, self._raw_arrivals = self._raw_arrivals, []
+        for key, t, raw in raw_arrivals:
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                continue
+            if msg.get("type") == "game" and msg.get("view"):
+                view = msg["view"]
+                got = self._arrivals[view["id"]][key]
+                got.setdefault(view["seq"], t)
+                for ev in msg.get("events") or []:  # a message may carry the events of seqs before its view's
+                    got.setdefault(ev.get("seq"), t)
+
+    @property
+    def posts(self) -> list[tuple[int, int, float, float, str]]:
+        """``(game id, seq, t0, t1, action type)`` of each applied action."""
+        self.settle()
+        return self._posts
+
+    @property
+    def arrivals(self) -> dict[int, dict[str, dict[int, float]]]:
+        """``{game id: {socket key: {seq: first arrival}}}``."""
+        self.settle()
+        return self._arrivals
+
+    @property
+    def last_post(self) -> dict[int, tuple[float, int]]:
+        """``{game id: (last answer's time, highest seq answered)}``."""
+        self.settle()
+        return self._last_post
+
+    def clear(self) -> None:
+        self.refused.clear()
+        for store in (self._raw_posts, self._raw_arrivals, self._posts, self._arrivals, self._last_post):
+            store.clear()
 
 
 REC = Recorder()
@@ -405,9 +448,7 @@ def install_timing() -> None:
             res = await super().post(url, *a, **kw)
             t1 = time.perf_counter()
             if res.status_code == 200:
-                game_id, seq = int(m.group(1)), res.json()["seq"]
-                REC.posts.append((game_id, seq, t0, t1, (kw.get("json") or {}).get("type")))
-                REC.last_post[game_id] = (t1, max(seq, REC.last_post.get(game_id, (0.0, -1))[1]))
+                REC.posted(int(m.group(1)), t0, t1, (kw.get("json") or {}).get("type"), res.content)
             else:
                 try:
                     REC.refused[res.json().get("code", res.status_code)] += 1
@@ -633,10 +674,7 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
     """One phase: N games of ``game`` set up, started together, played (with ``think``, for at most
     ``--play-seconds``). The measured window runs from the start to the last action answered: actions/s,
     the web processes' CPU in that window, fan-out latencies of the actions in it."""
-    REC.posts.clear()
-    REC.arrivals.clear()
-    REC.refused.clear()
-    REC.last_post.clear()
+    REC.clear()
     client0, wall0 = time.process_time(), time.perf_counter()
     load0 = os.getloadavg()[0]
     marks: dict = {}
