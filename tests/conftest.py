@@ -47,6 +47,30 @@ def _clear_cache():
 
 
 @pytest.fixture
+async def fresh_channel_layer():
+    """For tests that open sockets in process: a channel layer made in this test's event loop
+    (channels-redis binds its locks and pools to the loop that first used them, and each test has a new
+    loop), its pools closed after; then the consumers' socket calls, cancelled mid-way, finish
+    (``config.asyncdb.wait_idle``) and the database connections they opened in their threads are closed
+    (else the database is flushed under them, and PostgreSQL refuses to drop the test database)."""
+    import asyncio
+
+    from channels.db import database_sync_to_async
+    from channels.layers import channel_layers
+    from django.db import connections
+
+    from config.asyncdb import wait_idle
+
+    channel_layers.backends.clear()
+    yield
+    layer = channel_layers.backends.pop("default", None)
+    if layer is not None and hasattr(layer, "close_pools"):
+        await layer.close_pools()
+    await asyncio.to_thread(wait_idle)
+    await database_sync_to_async(connections.close_all)()
+
+
+@pytest.fixture
 def api():
     """An unauthenticated DRF test client."""
     from rest_framework.test import APIClient

@@ -13,15 +13,13 @@ Each hypothesis example runs inside a savepoint that is rolled back, so examples
 other's world (``derandomize=True``: the same examples on every run).
 """
 
-import asyncio
 import json
 import threading
 
 import pytest
 from channels.db import database_sync_to_async
-from channels.layers import channel_layers
 from django.core.cache import cache
-from django.db import connection, connections, transaction
+from django.db import connection, transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
@@ -30,7 +28,6 @@ from rest_framework.test import APIClient
 from accounts.models import User
 from coins.models import LedgerEntry, Wallet
 from config.asgi import application
-from config.asyncdb import wait_idle
 from games.models import Game, GameAction, GamePlayer
 from ranking.models import FriendRequest, Friendship, QueueEntry, Rating
 from rooms import services as room_services
@@ -328,18 +325,6 @@ def test_a_refused_action_changes_nothing_and_an_applied_one_moves_seq(world):
 
 
 # ------------------------------------------------------------------------------------ the socket
-@pytest.fixture
-async def fresh_layer():
-    """A channel layer made in this test's event loop, closed after; database connections closed."""
-    channel_layers.backends.clear()
-    yield
-    layer = channel_layers.backends.pop("default", None)
-    if layer is not None and hasattr(layer, "close_pools"):
-        await layer.close_pools()
-    await asyncio.to_thread(wait_idle)  # socket calls cancelled mid-way finish before the database is flushed
-    await database_sync_to_async(connections.close_all)()
-
-
 def _socket_world():
     host, member = UserFactory(display_name="Ann"), UserFactory(display_name="Bob")
     room = room_services.room_create(user=host, game="chinchon", seats=2)
@@ -409,7 +394,7 @@ ODD_FRAMES = [
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_odd_socket_messages_answer_the_sender_only_and_change_nothing(fresh_layer):
+async def test_odd_socket_messages_answer_the_sender_only_and_change_nothing(fresh_channel_layer):
     code, game_id, keys = await database_sync_to_async(_socket_world)()
     sender, bystander = await _open(code, keys[0]), await _open(code, keys[1])
     before = await database_sync_to_async(_game_state)(game_id)
@@ -465,7 +450,7 @@ def _view_of(game_id, seat):
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_room_message_cannot_move_a_socket_into_a_seat_its_user_does_not_hold(fresh_layer):
+async def test_a_room_message_cannot_move_a_socket_into_a_seat_its_user_does_not_hold(fresh_channel_layer):
     """A room message that shows the socket's user in another seat (late, out of order, or forged) does
     not move the socket there: the seat is read back from the database, which still says seat 0, so no
     view of seat 1 (its hand) is ever sent and the socket stays on seat 0's group."""
@@ -488,7 +473,7 @@ async def test_a_room_message_cannot_move_a_socket_into_a_seat_its_user_does_not
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_room_message_without_the_socket_user_closes_it(fresh_layer):
+async def test_a_room_message_without_the_socket_user_closes_it(fresh_channel_layer):
     """A room message in which the socket's user holds no seat (removed, or left) closes the socket with
     4403: it must not go on forwarding a seat's views."""
     code, game_id, keys = await database_sync_to_async(_socket_world)()
@@ -555,7 +540,7 @@ def test_chat_fields_are_strings_only(world):
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_odd_socket_tokens_are_4401_not_a_crash(fresh_layer):
+async def test_odd_socket_tokens_are_4401_not_a_crash(fresh_channel_layer):
     """``?token=%00`` reached PostgreSQL as a NUL and the handshake crashed (DataError)."""
     code, _, keys = await database_sync_to_async(_socket_world)()
     for query in ("token=%00", "token=a%00b", f"token={keys[0]}%00", "token=%ED%A0%80", "token=%FF",

@@ -16,8 +16,9 @@ from rooms import services
 from rooms.models import ChatMessage, Room, RoomKick, RoomStatus
 from tests.factories import UserFactory
 from tests.moderation.conftest import make_moderator
-from tests.rooms.test_consumers import _fresh_layer_and_connections  # noqa: F401 - autouse: a layer per loop
 from tests.rooms.wscomm import WebsocketCommunicator
+
+pytestmark = pytest.mark.usefixtures("fresh_channel_layer")  # a channel layer per event loop
 
 TIMEOUT = 5
 

@@ -1,7 +1,6 @@
 """Prometheus metrics: the protected endpoint, what each family counts (values worked out by hand from
 what the test did), multi-process mode across processes, and JSON log lines of a game."""
 
-import asyncio
 import json
 import logging
 import subprocess
@@ -16,7 +15,6 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from config import metrics
-from config.asyncdb import wait_idle
 from games import services
 from games.models import Game, SweepHeartbeat
 from tests.factories import UserFactory
@@ -188,14 +186,11 @@ def test_a_game_log_line_carries_game_id_and_seq_and_json_lines_show_them(settin
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_open_sockets_counts_seated_sockets_while_they_are_open():
+async def test_open_sockets_counts_seated_sockets_while_they_are_open(fresh_channel_layer):
     from channels.db import database_sync_to_async
-    from channels.layers import channel_layers
-    from django.db import connections
 
     from tests.test_fuzz_api import _open, _socket_world
 
-    channel_layers.backends.clear()
     code, _game_id, keys = await database_sync_to_async(_socket_world)()
     before = sample("chinchi_open_sockets")
     first, second = await _open(code, keys[0]), await _open(code, keys[1])
@@ -203,8 +198,3 @@ async def test_open_sockets_counts_seated_sockets_while_they_are_open():
     await first.disconnect()
     await second.disconnect()
     assert sample("chinchi_open_sockets") == before
-    layer = channel_layers.backends.pop("default", None)
-    if layer is not None and hasattr(layer, "close_pools"):
-        await layer.close_pools()
-    await asyncio.to_thread(wait_idle)  # socket calls cancelled mid-way finish before the database is flushed
-    await database_sync_to_async(connections.close_all)()

@@ -2,37 +2,19 @@
 the room group as ``{type: "achievement", seat, achievement}``; a queue match reaches the player's
 ``user-<id>`` group as ``{type: "queue", status: "matched", room}``."""
 
-import asyncio
-
 import pytest
 from channels.db import database_sync_to_async
-from channels.layers import channel_layers
-from django.db import connections
 from rest_framework.authtoken.models import Token
 
 from config.asgi import application
-from config.asyncdb import wait_idle
 from ranking import services
 from rooms import services as rooms_services
 from tests.ranking.factories import FriendshipFactory, UserFactory, make_game
 from tests.rooms.wscomm import WebsocketCommunicator
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_channel_layer")]
 
 TIMEOUT = 5
-
-
-@pytest.fixture(autouse=True)
-async def _close_thread_connections():
-    """A channel layer made in this test's event loop (channels-redis binds its pools to the loop that
-    first used them; an earlier test's loop is gone), closed after; the consumers' connections closed."""
-    channel_layers.backends.clear()
-    yield
-    layer = channel_layers.backends.pop("default", None)
-    if layer is not None and hasattr(layer, "close_pools"):
-        await layer.close_pools()
-    await asyncio.to_thread(wait_idle)  # socket calls cancelled mid-way finish before the database is flushed
-    await database_sync_to_async(connections.close_all)()
 
 
 async def _open(code, user):

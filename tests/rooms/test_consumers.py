@@ -10,7 +10,6 @@ import json
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import channel_layers
-from django.db import connections
 from django.test import Client
 from rest_framework.authtoken.models import Token
 
@@ -25,23 +24,9 @@ from rooms.models import Room, Seat
 from tests.factories import UserFactory
 from tests.rooms.wscomm import WebsocketCommunicator
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_channel_layer")]
 
 TIMEOUT = 5
-
-
-@pytest.fixture(autouse=True)
-async def _fresh_layer_and_connections():
-    """A channel layer made in this test's event loop (channels-redis binds its locks and pools to the
-    loop that first used them; each test has a new loop), closed after; and the database connections the
-    consumers opened in the sync worker thread closed (else PostgreSQL refuses to drop the test database)."""
-    channel_layers.backends.clear()
-    yield
-    layer = channel_layers.backends.pop("default", None)
-    if layer is not None and hasattr(layer, "close_pools"):
-        await layer.close_pools()
-    await asyncio.to_thread(wait_idle)  # socket calls cancelled mid-way finish before the database is flushed
-    await database_sync_to_async(connections.close_all)()
 
 
 def _token(user) -> str:

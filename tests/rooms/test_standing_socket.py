@@ -19,10 +19,9 @@ from tests.factories import UserFactory
 from tests.rooms import test_consumers
 from tests.rooms.test_consumers import TIMEOUT, _closed_with_after_messages, _open, _socket, _start, _until
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis, pytest.mark.usefixtures("fresh_channel_layer")]
 
-# The socket tests' fixtures: a fresh channel layer per test (autouse) and two players in a 2-seat room.
-_fresh_layer_and_connections = test_consumers._fresh_layer_and_connections
+# The socket tests' fixture: two players in a 2-seat room.
 players = test_consumers.players
 
 
