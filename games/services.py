@@ -543,12 +543,13 @@ def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int |
                                 seq=0, status=Game.PLAYING, window=engine.window(state), seed=seed,
                                 turn_seconds=turn_seconds, cpu_speed=cpu_speed, ranked=bool(ranked),
                                 group=group or "", created_at=now)
-        players = {}
+        rows = []
         for i, s in enumerate(seats):
             cpu = bool(s.get("cpu"))
-            players[i] = GamePlayer.objects.create(game=g, seat=i, user=None if cpu else s.get("user"), cpu=cpu,
-                                                   cpu_level=(s.get("cpu_level") or "normal") if cpu else None,
-                                                   connected=not cpu and bool(s.get("connected")))
+            rows.append(GamePlayer(game=g, seat=i, user=None if cpu else s.get("user"), cpu=cpu,
+                                   cpu_level=(s.get("cpu_level") or "normal") if cpu else None,
+                                   connected=not cpu and bool(s.get("connected"))))
+        players = dict(enumerate(GamePlayer.objects.bulk_create(rows)))  # one INSERT; ids set (PostgreSQL, SQLite)
         GameAction.objects.create(game=g, seq=0, seat=None, by=BY_SYSTEM, action={"type": "start"}, events=events,
                                   created_at=now)
         game_coins.game_coins_post(game=g, players=players, seq=0, events=events)

@@ -463,7 +463,7 @@ def _start_game(room: Room, seats: list[Seat]) -> None:
     )
     room.game = game
     room.status = RoomStatus.PLAYING
-    _changed(room, "game", "status")
+    _changed(room, "game", "status", seats=seats)
 
 
 @transaction.atomic

@@ -1,6 +1,7 @@
-"""A socket's first open and last close change the room (the seat's ``connected``): the ``room`` message
-they broadcast is built in the transaction from the rows it locked and read, so nothing is queried after
-the commit (the message goes out as committed, with the host and every seat as they are)."""
+"""A socket's first open and last close change the room (the seat's ``connected``), and a start or a
+rematch its game and status: the ``room`` message they broadcast is built in the transaction from the rows
+it locked and read, so nothing is queried after the commit (the message goes out as committed, with the
+host and every seat as they are)."""
 
 import pytest
 from django.db import connection
@@ -100,3 +101,35 @@ def test_a_socket_closing_while_the_host_changes_broadcasts_the_new_host(monkeyp
     (message,) = [m for m in sent if m["type"] == "room.update"]
     assert (message["payload"]["room"]["host"] or {}).get("display_name") == "Bob"
     assert [s["connected"] for s in message["payload"]["room"]["seats"]] == [False, False]
+
+
+def test_a_start_and_a_rematch_broadcast_the_room_without_a_query_after_commit(
+        monkeypatch, django_capture_on_commit_callbacks):
+    from django.db import connection as conn
+
+    from games.models import GamePlayer
+    from games.services import game_abort
+
+    host, other = UserFactory(display_name="Ann"), UserFactory(display_name="Bob")
+    room = services.room_create(user=host, game="chinchirorin", seats=4)
+    services.room_join(code=room.code, user=other)
+    with CaptureQueriesContext(conn) as start:
+        rooms, queries = _room_messages(monkeypatch, django_capture_on_commit_callbacks,
+                                        lambda: services.room_start(code=room.code, user=host))
+    assert queries == 0
+    (sent,) = rooms
+    game_id = sent["game_id"]
+    assert (sent["status"], sent["host"]["display_name"]) == ("playing", "Ann")
+    assert [((s["user"] or {}).get("display_name"), s["cpu"]) for s in sent["seats"]] == [
+        ("Ann", False), ("Bob", False), (None, True), (None, True)]
+    # The four players are written by one statement.
+    inserts = [q["sql"] for q in start.captured_queries if q["sql"].startswith('INSERT INTO "games_gameplayer"')]
+    assert len(inserts) == 1 and GamePlayer.objects.filter(game_id=game_id).count() == 4
+
+    game_abort(game_id=game_id, reason="test")
+    services.room_game_ended(game_id=game_id)
+    rooms, queries = _room_messages(monkeypatch, django_capture_on_commit_callbacks,
+                                    lambda: services.room_rematch(code=room.code, user=host))
+    assert queries == 0
+    (sent,) = rooms
+    assert sent["status"] == "playing" and sent["game_id"] not in (None, game_id)
