@@ -25,7 +25,11 @@ import httpx
 import websockets
 
 PING_SECONDS = 20
-RESYNC_SECONDS = 3.0  # no socket message for this long: refetch the view over HTTP
+# A seat waiting for others with no game or room message for this long refetches its view over HTTP (a
+# message lost on the way). Longer than a player's thinking time: at 3 s, seats whose turn was not near
+# polled the view every 3 s of a paced game (bench/README.md "Server": most of the web CPU of a paced
+# phase that was not the actions' own).
+RESYNC_SECONDS = 10.0
 
 
 class DemoError(RuntimeError):
