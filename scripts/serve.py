@@ -36,8 +36,9 @@ MAX_RESTARTS, RESTART_WINDOW = 5, 60.0  # more restarts than this in the window:
 def celery_environment(env: dict) -> dict:
     """The environment of the Celery worker and beat, from the server's ``env``: one thread per process,
     so plain persistent connections are safe (``DATABASE_POOL=false``, ``CONN_MAX_AGE`` 60 s unless
-    ``env`` sets it). The pool would not help: in prefork, Celery's Django fixup does not keep it across
-    tasks, and the worker opened a new PostgreSQL session for nearly every task (``bench/README.md``)."""
+    ``env`` sets it; kept across tasks, see ``CELERY_DB_REUSE_MAX`` in settings). A pool would add nothing
+    to one thread, and Celery's Django fixup closes a prefork child's pool whenever it closes its
+    connections."""
     return {**env, "DATABASE_POOL": "false", "CONN_MAX_AGE": env.get("CONN_MAX_AGE", "60")}
 
 
