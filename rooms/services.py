@@ -591,7 +591,7 @@ def room_spectator_opened(*, room_id: int, user) -> bool:
     row.connections += 1
     row.save(update_fields=["connections"])
     if row.connections == 1:
-        _changed(room)
+        _changed(room, seats=selectors.room_seats(room))
     return True
 
 
@@ -608,7 +608,7 @@ def room_spectator_closed(*, room_id: int, user_id: int) -> None:
         return
     row.delete()
     if room.status != RoomStatus.CLOSED:
-        _changed(room)
+        _changed(room, seats=selectors.room_seats(room))
 
 
 def _set_connected(game_id: int, seat: int, connected: bool, user_id: int) -> None:

@@ -1,5 +1,5 @@
-"""A socket's first open and last close change the room (the seat's ``connected``), and a start or a
-rematch its game and status: the ``room`` message they broadcast is built in the transaction from the rows
+"""A socket's first open and last close change the room (the seat's ``connected``, the ``spectators``), and
+a start or a rematch its game and status: the ``room`` message they broadcast is built in the transaction from the rows
 it locked and read, so nothing is queried after the commit (the message goes out as committed, with the
 host and every seat as they are)."""
 
@@ -133,3 +133,24 @@ def test_a_start_and_a_rematch_broadcast_the_room_without_a_query_after_commit(
     assert queries == 0
     (sent,) = rooms
     assert sent["status"] == "playing" and sent["game_id"] not in (None, game_id)
+
+
+def test_a_spectators_first_socket_and_last_close_broadcast_the_room_without_a_query_after_commit(
+        monkeypatch, django_capture_on_commit_callbacks):
+    host, watcher = UserFactory(display_name="Ann"), UserFactory(display_name="Eve")
+    room = services.room_create(user=host, game="chinchon", seats=2)
+    room.spectators_allowed = True
+    room.save(update_fields=["spectators_allowed"])
+
+    rooms, queries = _room_messages(monkeypatch, django_capture_on_commit_callbacks,
+                                    lambda: services.room_spectator_opened(room_id=room.pk, user=watcher))
+    assert queries == 0
+    (sent,) = rooms
+    assert [s["display_name"] for s in sent["spectators"]] == ["Eve"]
+    assert sent["host"]["display_name"] == "Ann"
+
+    rooms, queries = _room_messages(monkeypatch, django_capture_on_commit_callbacks,
+                                    lambda: services.room_spectator_closed(room_id=room.pk, user_id=watcher.pk))
+    assert queries == 0
+    (sent,) = rooms
+    assert sent["spectators"] == []
