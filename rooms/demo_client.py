@@ -58,10 +58,12 @@ class SeatClient:
         return "ws" + self.server[len("http"):] if self.server.startswith("http") else self.server
 
     def take(self, view: dict | None) -> None:
-        """Keep ``view`` if it is newer than the one held (same game, higher or equal seq)."""
+        """Keep ``view`` if it is newer than the one held: a later game of the room (a rematch: a higher
+        game id), or the same game at a higher or equal seq. A late message of an earlier game is ignored."""
         if not view:
             return
-        if self.view is None or view["id"] != self.view["id"] or view["seq"] >= self.view["seq"]:
+        held = self.view
+        if held is None or view["id"] > held["id"] or (view["id"] == held["id"] and view["seq"] >= held["seq"]):
             self.view = view
 
 
@@ -109,6 +111,13 @@ async def _socket_reader(client: SeatClient, ws, changed: asyncio.Event, ready: 
         elif msg.get("type") == "room":
             ready.set()
             changed.set()
+
+
+async def _wake_on(stop: asyncio.Event, events: list[asyncio.Event]) -> None:
+    """Once ``stop`` is set, wake every seat waiting for a message, so that it sees ``stop`` at once."""
+    await stop.wait()
+    for event in events:
+        event.set()
 
 
 async def _pinger(ws) -> None:
@@ -220,6 +229,8 @@ async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | Non
                     if t.done() and not t.cancelled() and t.exception() is not None:
                         raise t.exception() from None
                 raise
+            if stop is not None:
+                tasks.append(asyncio.create_task(_wake_on(stop, events)))
             if before_start is not None:
                 await before_start()
             started = await _check(await http.post(f"/api/rooms/{code}/start", headers=host.headers), 201)
