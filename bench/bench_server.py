@@ -368,6 +368,7 @@ class Recorder:
     does not compete with the server for the CPU during the measured window."""
 
     refused: collections.Counter = field(default_factory=collections.Counter)  # 4xx code -> count
+    last_answer: float = 0.0  # when the last applied action's POST was answered, in any game
     _raw_posts: list[tuple[int, float, float, str, bytes]] = field(default_factory=list)  # game, t0, t1, type, body
     _raw_arrivals: list[tuple[str, float, str | bytes]] = field(default_factory=list)  # socket key, t, message
     _posts: list[tuple[int, int, float, float, str]] = field(default_factory=list)  # game, seq, t0, t1, type
@@ -378,6 +379,7 @@ class Recorder:
     def posted(self, game_id: int, t0: float, t1: float, kind: str, body: bytes) -> None:
         """An applied action's POST: sent at ``t0``, answered at ``t1`` with ``body`` (its view)."""
         self._raw_posts.append((game_id, t0, t1, kind, body))
+        self.last_answer = max(self.last_answer, t1)
 
     def arrived(self, key: str, raw) -> None:
         """A socket message, as received by the socket ``key`` now."""
@@ -424,6 +426,7 @@ class Recorder:
 
     def clear(self) -> None:
         self.refused.clear()
+        self.last_answer = 0.0
         for store in (self._raw_posts, self._raw_arrivals, self._posts, self._arrivals, self._last_post):
             store.clear()
 
@@ -478,9 +481,15 @@ def install_timing() -> None:
 
 
 async def drain(clients: list, game_id: int) -> None:
-    """The demo client's ``before_close``: before a room's sockets close, wait until no seat of its last
-    game has posted for 1 s and every seat's socket has every seq posted (≤ 10 s)."""
+    """The demo client's ``before_close``: before a room's sockets close (≤ 10 s in all), wait until no
+    action of ANY game has been answered for 1 s (so that the messages are decoded once the whole phase is
+    quiet, never while other rooms are being timed; a room that ended early in a ``--single-game`` phase
+    only keeps its sockets open for 10 s), then until every seat's socket has every seq posted."""
     end = time.perf_counter() + 10.0
+    while time.perf_counter() - REC.last_answer < 1.0:
+        if time.perf_counter() >= end:
+            return
+        await asyncio.sleep(0.02)
     while time.perf_counter() < end:
         last, final = REC.last_post.get(game_id, (0.0, -1))
         if time.perf_counter() - last > 1.0 and all(final < 0 or final in REC.arrivals[game_id][c.token]
@@ -724,7 +733,7 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
         "missed": missed, "refused": dict(REC.refused), "server_cpu": server_cpu,
         "client_cpu": time.process_time() - marks.get("client_go", client0),
         "load": (marks.get("load_go", load0), os.getloadavg()[0]),
-        "per_game_actions": sorted(g["seq"] for g in games_played),
+        "per_game_actions": sorted(g["seq"] for g in games_played if g["status"] == "finished"),
         "busiest_worker_share": max(used.values()) / sum(used.values()) if sum(used.values()) > 0 else float("nan"),
     }
 
@@ -1094,7 +1103,7 @@ def main(argv=None) -> int:
         for p in phases:
             per = p["per_game_actions"]
             spread = f"{per[0]}/{per[len(per) // 2]}/{per[-1]}" if per else "–"
-            print(f"  {p['game']} {p['n']}: {p['games']} games played, {p['finished']} finished, actions per game "
+            print(f"  {p['game']} {p['n']}: {p['games']} games played, {p['finished']} finished, actions per finished game "
                   f"min/median/max {spread}; server seq total {p['server_seq_total']}; "
                   f"refused {p['refused'] or 'none'}; HTTP POST p50/p99 {ms(p['http']['p50'])}/{ms(p['http']['p99'])} ms; "
                   f"client CPU {p['client_cpu']:.1f} s, server (uvicorn) CPU {p['server_cpu']:.1f} s in {p['wall']:.1f} s; "
