@@ -36,9 +36,8 @@ MAX_RESTARTS, RESTART_WINDOW = 5, 60.0  # more restarts than this in the window:
 def celery_environment(env: dict) -> dict:
     """The environment of the Celery worker and beat, from the server's ``env``: one thread per process,
     so plain persistent connections are safe (``DATABASE_POOL=false``, ``CONN_MAX_AGE`` 60 s unless
-    ``env`` sets it; kept across tasks, see ``CELERY_DB_REUSE_MAX`` in settings). A pool would add nothing
-    to one thread, and Celery's Django fixup closes a prefork child's pool whenever it closes its
-    connections."""
+    ``env`` sets it; kept across tasks, see ``CELERY_DB_REUSE_MAX`` in settings); a pool would add nothing
+    to one thread."""
     return {**env, "DATABASE_POOL": "false", "CONN_MAX_AGE": env.get("CONN_MAX_AGE", "60")}
 
 

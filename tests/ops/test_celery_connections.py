@@ -76,3 +76,27 @@ def test_a_worker_keeps_its_database_session_across_tasks(tmp_path):
         import redis
 
         redis.Redis.from_url(os.environ["REDIS_URL"]).delete(queue)
+
+
+def test_old_connections_are_closed_around_a_workers_task_and_never_around_an_eager_one(monkeypatch):
+    """``config.celery_app`` hooks Django's ``close_old_connections()`` to ``task_prerun`` and
+    ``task_postrun`` (a connection past ``CONN_MAX_AGE``, or broken, is replaced between tasks, and the
+    health check runs again), except for an eager task, which runs inside its caller's transaction."""
+    import django.db
+    from celery import signals
+
+    import config.celery_app  # noqa: F401 - connects the handlers
+
+    calls = []
+    monkeypatch.setattr(django.db, "close_old_connections", lambda **kw: calls.append("closed"))
+
+    class Task:
+        def __init__(self, eager: bool):
+            self.request = type("Request", (), {"is_eager": eager})()
+
+    for hook in (signals.task_prerun, signals.task_postrun):
+        hook.send(sender=Task(eager=False), task_id="t", task=None, args=(), kwargs={})
+    assert calls == ["closed", "closed"]
+    for hook in (signals.task_prerun, signals.task_postrun):
+        hook.send(sender=Task(eager=True), task_id="t", task=None, args=(), kwargs={})
+    assert calls == ["closed", "closed"]
