@@ -549,7 +549,10 @@ def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int |
             rows.append(GamePlayer(game=g, seat=i, user=None if cpu else s.get("user"), cpu=cpu,
                                    cpu_level=(s.get("cpu_level") or "normal") if cpu else None,
                                    connected=not cpu and bool(s.get("connected"))))
-        players = dict(enumerate(GamePlayer.objects.bulk_create(rows)))  # one INSERT; ids set (PostgreSQL, SQLite)
+        GamePlayer.objects.bulk_create(rows)  # one INSERT; it sets the ids on PostgreSQL and SQLite >= 3.35
+        if any(p.pk is None for p in rows):  # an older SQLite: read them back
+            rows = list(GamePlayer.objects.filter(game=g).order_by("seat"))
+        players = dict(enumerate(rows))
         GameAction.objects.create(game=g, seq=0, seat=None, by=BY_SYSTEM, action={"type": "start"}, events=events,
                                   created_at=now)
         game_coins.game_coins_post(game=g, players=players, seq=0, events=events)
