@@ -49,19 +49,12 @@ _UNSET = object()
 
 
 # ------------------------------------------------------------------------------------------- delivery
-def _broadcast_room_on_commit(room_id: int) -> None:
-    def send():
-        room = selectors.rooms_with_seats().filter(pk=room_id).first()
-        if room is not None:
-            group_send(room.group, {"type": "room.update", "payload": {"type": "room", "room": room_data(room)}})
-
-    transaction.on_commit(send)
-
-
 def _changed(room: Room, *fields: str, seats: list[Seat] | None = None) -> None:
-    """Save ``room`` with ``version + 1`` and broadcast it after the commit. ``seats``: the room's seat
-    rows (users loaded) as saved: the message is built from them now (``room.host`` read now if it is not
-    loaded), with no query after the commit.
+    """Save ``room`` with ``version + 1`` and broadcast it after the commit. The ``room`` message is built
+    now, in the transaction, from the room as saved and its seats (``seats``: the room's seat rows, users
+    loaded, as saved; read here when not given; ``room.host`` read here if it is not loaded), so nothing
+    is queried after the commit and the message is the state this transaction commits. Call it after the
+    transaction's last change to the room and its seats.
 
     ``room`` must have been locked without its host joined: a statement that joined the host and waited
     for the lock would bring back the room as committed but the host row it read before the wait
@@ -70,8 +63,7 @@ def _changed(room: Room, *fields: str, seats: list[Seat] | None = None) -> None:
     room.version += 1
     room.save(update_fields=["version", "last_activity", *fields])
     if seats is None:
-        _broadcast_room_on_commit(room.pk)
-        return
+        seats = selectors.room_seats(room)
     message = {"type": "room.update", "payload": {"type": "room", "room": room_data(room, seats=seats)}}
     group = room.group
     transaction.on_commit(lambda: group_send(group, message))
@@ -554,7 +546,7 @@ def room_socket_opened(*, room_id: int, user) -> Seat | None:
     if seat.connections == 1:
         if room.game_id is not None:  # a finished game's view keeps ``connected`` current too
             _set_connected(room.game_id, seat.index, True, user.pk)
-        _changed(room, seats=selectors.room_seats(room))
+        _changed(room)
     return seat
 
 
@@ -575,7 +567,7 @@ def room_socket_closed(*, room_id: int, user_id: int, seat: int) -> None:
         if room.game_id is not None and room.status != RoomStatus.CLOSED:
             _set_connected(room.game_id, row.index, False, user_id)
         if room.status != RoomStatus.CLOSED:
-            _changed(room, seats=selectors.room_seats(room))
+            _changed(room)
 
 
 @transaction.atomic
@@ -591,7 +583,7 @@ def room_spectator_opened(*, room_id: int, user) -> bool:
     row.connections += 1
     row.save(update_fields=["connections"])
     if row.connections == 1:
-        _changed(room, seats=selectors.room_seats(room))
+        _changed(room)
     return True
 
 
@@ -608,7 +600,7 @@ def room_spectator_closed(*, room_id: int, user_id: int) -> None:
         return
     row.delete()
     if room.status != RoomStatus.CLOSED:
-        _changed(room, seats=selectors.room_seats(room))
+        _changed(room)
 
 
 def _set_connected(game_id: int, seat: int, connected: bool, user_id: int) -> None:

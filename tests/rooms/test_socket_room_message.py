@@ -1,5 +1,5 @@
-"""A socket's first open and last close change the room (the seat's ``connected``, the ``spectators``), and
-a start or a rematch its game and status: the ``room`` message they broadcast is built in the transaction from the rows
+"""Every change of a room broadcasts it: a socket's first open and last close (the seat's ``connected``,
+the ``spectators``), a start or a rematch (its game and status), a join, a host's seat change: the ``room`` message they broadcast is built in the transaction from the rows
 it locked and read, so nothing is queried after the commit (the message goes out as committed, with the
 host and every seat as they are)."""
 
@@ -154,3 +154,25 @@ def test_a_spectators_first_socket_and_last_close_broadcast_the_room_without_a_q
     assert queries == 0
     (sent,) = rooms
     assert sent["spectators"] == []
+
+
+def test_a_join_and_a_seat_change_broadcast_the_room_without_a_query_after_commit(
+        monkeypatch, django_capture_on_commit_callbacks):
+    host, other = UserFactory(display_name="Ann"), UserFactory(display_name="Bob")
+    room = services.room_create(user=host, game="chinchirorin", seats=3)
+    # The join's other after-commit work (host and joiner become friends) is not the broadcast's.
+    monkeypatch.setattr("rooms.services.room_joined", type("Quiet", (), {"send": staticmethod(lambda **kw: None)}))
+
+    rooms, queries = _room_messages(monkeypatch, django_capture_on_commit_callbacks,
+                                    lambda: services.room_join(code=room.code, user=other))
+    assert queries == 0
+    (sent,) = rooms
+    assert [((s["user"] or {}).get("display_name"), s["cpu"]) for s in sent["seats"]] == [
+        ("Ann", False), ("Bob", False), (None, False)]
+
+    rooms, queries = _room_messages(monkeypatch, django_capture_on_commit_callbacks,
+                                    lambda: services.room_set_cpu(code=room.code, user=host, seat=2))
+    assert queries == 0
+    (sent,) = rooms
+    assert [s["cpu"] for s in sent["seats"]] == [False, False, True]
+    assert sent["host"]["display_name"] == "Ann"
