@@ -31,14 +31,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class Worker:
-    """A ``celery -A config worker -B`` subprocess on the test database (its own process group)."""
+    """A ``celery -A config worker -B`` subprocess on the test database (its own process group), on the
+    queue ``env["CELERY_TASK_DEFAULT_QUEUE"]``; ``pool`` and ``concurrency`` as Celery's ``-P`` and ``-c``."""
 
-    def __init__(self, env: dict, log: Path):
+    def __init__(self, env: dict, log: Path, pool: str = "threads", concurrency: int = 4):
         self.env, self.log, self.proc = env, log, None
+        self.pool, self.concurrency = pool, concurrency
 
     def start(self) -> None:
-        cmd = [str(Path(sys.executable).with_name("celery")), "-A", "config", "worker", "-B", "-P", "threads",
-               "-c", "4", "-Q", self.env["CELERY_TASK_DEFAULT_QUEUE"], "--loglevel", "INFO",
+        cmd = [str(Path(sys.executable).with_name("celery")), "-A", "config", "worker", "-B", "-P", self.pool,
+               "-c", str(self.concurrency), "-Q", self.env["CELERY_TASK_DEFAULT_QUEUE"], "--loglevel", "INFO",
                "--without-gossip", "--without-mingle", "-s", str(self.log.with_suffix(".beat")),
                "-n", f"games-test-{uuid.uuid4().hex[:6]}@%h"]
         out = open(self.log, "a")  # noqa: SIM115 - closed with the process

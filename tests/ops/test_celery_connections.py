@@ -4,25 +4,18 @@ Django's connections around every task whatever ``CONN_MAX_AGE`` says; ``CELERY_
 that off and ``config.celery_app`` closes old connections as Django does around a request."""
 
 import os
-import signal
-import subprocess
-import sys
 import time
 import uuid
-from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 from django.db import connection
 from django.utils import timezone
 
-from games.models import SweepHeartbeat
 from scripts.serve import celery_environment
+from tests.games.test_worker import Worker, _wait_heartbeat
 
 pytestmark = [pytest.mark.redis, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _sessions_opened() -> int:
     """Sessions ever opened on the test database (PostgreSQL's statistics, as flushed so far)."""
@@ -32,15 +25,10 @@ def _sessions_opened() -> int:
         return cur.fetchone()[0]
 
 
-def _sweeps(n: int, timeout: float = 30.0) -> None:
-    """Wait until the worker's embedded beat has run the one-second sweeper ``n`` more times (each run
-    writes the heartbeat row)."""
+def _sweeps(n: int) -> None:
+    """Wait until the worker's embedded beat has run the one-second sweeper ``n`` more times."""
     for _ in range(n):
-        before = timezone.now()
-        end = time.monotonic() + timeout
-        while not SweepHeartbeat.objects.filter(pk=1, at__gt=before).exists():
-            assert time.monotonic() < end, "the worker's beat never swept"
-            time.sleep(0.1)
+        _wait_heartbeat(timezone.now(), timeout=30.0)
 
 
 def test_a_worker_keeps_its_database_session_across_tasks(tmp_path):
@@ -51,13 +39,8 @@ def test_a_worker_keeps_its_database_session_across_tasks(tmp_path):
     env = celery_environment({**base, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": test_db,
                               "CELERY_TASK_ALWAYS_EAGER": "0", "CELERY_TASK_DEFAULT_QUEUE": queue})
     assert (env["DATABASE_POOL"], env["CONN_MAX_AGE"]) == ("false", "60")
-    log = tmp_path / "worker.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [str(Path(sys.executable).with_name("celery")), "-A", "config", "worker", "-B", "-P", "prefork", "-c", "1",
-             "-Q", queue, "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
-             "-s", str(tmp_path / "beat"), "-n", f"conn-test-{uuid.uuid4().hex[:6]}@%h"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    worker = Worker(env, tmp_path / "worker.log", pool="prefork", concurrency=1)
+    worker.start()
     try:
         _sweeps(2)
         time.sleep(1.5)  # a session's statistics are flushed at least once a second
@@ -65,14 +48,9 @@ def test_a_worker_keeps_its_database_session_across_tasks(tmp_path):
         _sweeps(5)
         time.sleep(1.5)
         # Before: Celery closed the connection before and after each task, and each sweep opened a session.
-        assert _sessions_opened() - before <= 1, log.read_text()[-2000:]
+        assert _sessions_opened() - before <= 1, worker.log.read_text()[-2000:]
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        worker.stop()
         import redis
 
         redis.Redis.from_url(os.environ["REDIS_URL"]).delete(queue)
