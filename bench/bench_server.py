@@ -374,7 +374,7 @@ class Recorder:
     _posts: list[tuple[int, int, float, float, str]] = field(default_factory=list)  # game, seq, t0, t1, type
     _arrivals: dict[int, dict[str, dict[int, float]]] = field(
         default_factory=lambda: collections.defaultdict(lambda: collections.defaultdict(dict)))
-    _last_post: dict[int, tuple[float, int]] = field(default_factory=dict)  # game -> (answered at, max seq)
+    _final_seq: dict[int, int] = field(default_factory=dict)  # game -> highest seq answered
 
     def posted(self, game_id: int, t0: float, t1: float, kind: str, body: bytes) -> None:
         """An applied action's POST: sent at ``t0``, answered at ``t1`` with ``body`` (its view)."""
@@ -391,8 +391,7 @@ class Recorder:
         for game_id, t0, t1, kind, body in raw_posts:
             seq = json.loads(body)["seq"]
             self._posts.append((game_id, seq, t0, t1, kind))
-            last = self._last_post.get(game_id, (0.0, -1))
-            self._last_post[game_id] = (max(t1, last[0]), max(seq, last[1]))
+            self._final_seq[game_id] = max(seq, self._final_seq.get(game_id, -1))
         raw_arrivals, self._raw_arrivals = self._raw_arrivals, []
         for key, t, raw in raw_arrivals:
             try:
@@ -419,15 +418,15 @@ class Recorder:
         return self._arrivals
 
     @property
-    def last_post(self) -> dict[int, tuple[float, int]]:
-        """``{game id: (last answer's time, highest seq answered)}``."""
+    def final_seq(self) -> dict[int, int]:
+        """``{game id: highest seq answered}``."""
         self.settle()
-        return self._last_post
+        return self._final_seq
 
     def clear(self) -> None:
         self.refused.clear()
         self.last_answer = 0.0
-        for store in (self._raw_posts, self._raw_arrivals, self._posts, self._arrivals, self._last_post):
+        for store in (self._raw_posts, self._raw_arrivals, self._posts, self._arrivals, self._final_seq):
             store.clear()
 
 
@@ -491,9 +490,8 @@ async def drain(clients: list, game_id: int) -> None:
             return
         await asyncio.sleep(0.02)
     while time.perf_counter() < end:
-        last, final = REC.last_post.get(game_id, (0.0, -1))
-        if time.perf_counter() - last > 1.0 and all(final < 0 or final in REC.arrivals[game_id][c.token]
-                                                     for c in clients):
+        final = REC.final_seq.get(game_id, -1)
+        if final < 0 or all(final in REC.arrivals[game_id][c.token] for c in clients):
             return
         await asyncio.sleep(0.02)
 
