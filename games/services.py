@@ -30,7 +30,7 @@ from django.apps import apps
 from django.conf import settings
 from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
-from django.db.models import Exists, OuterRef, Subquery
+from django.db.models import Case, Exists, F, OuterRef, Subquery, When
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
@@ -133,15 +133,27 @@ class _Ctx:
     watched: bool = True  # a spectator socket was open on the game's room as of the locked read's start
 
 
+_GAME_ONCE = ("state", "rules")  # the game's JSON columns, read on the first seat's row only
+
+
 def _lock_queryset(game_id: int, prior: tuple[int, str] | None = None):
     """The one locked read of :func:`_lock`: ``game_id``'s players joined to the game and their users,
     ``FOR UPDATE OF`` players and game, in seat order, each annotated ``watched`` (a spectator socket is
     open on the room whose game this is: ``rooms.Spectator`` with ``connections`` > 0); ``prior``:
-    ``(user id, action_id)`` also annotates ``prior_seq``, the seq of that user's log row with that key."""
+    ``(user id, action_id)`` also annotates ``prior_seq``, the seq of that user's log row with that key.
+
+    The game's columns come with every player's row, but its JSON ones (:data:`_GAME_ONCE`: the state,
+    the largest, and the rules) only with the first seat's, as ``game_state`` / ``game_rules`` (NULL on
+    the others): decoded once, not once a seat."""
     spectators = apps.get_model("rooms", "Spectator").objects.filter(room__game_id=OuterRef("game_id"),
                                                                       connections__gt=0)
+    first_seat = GamePlayer.objects.filter(game_id=OuterRef("game_id")).order_by("seat").values("seat")[:1]
+    once = {f"game_{name}": Case(When(seat=Subquery(first_seat), then=F(f"game__{name}")),
+                                 output_field=Game._meta.get_field(name)) for name in _GAME_ONCE}
     qs = (GamePlayer.objects.filter(game_id=game_id).select_related("game", "user")
-          .select_for_update(of=("self", "game")).order_by("seat").annotate(watched=Exists(spectators)))
+          .defer(*(f"game__{name}" for name in _GAME_ONCE))
+          .select_for_update(of=("self", "game")).order_by("seat")
+          .annotate(watched=Exists(spectators), **once))
     if prior is not None:
         user_id, key = prior
         seq = GameAction.objects.filter(game_id=OuterRef("game_id"), user_id=user_id, action_id=key).values("seq")[:1]
@@ -176,8 +188,10 @@ def _lock(game_id: int, action_id: tuple[Any, str] | None = None) -> _Ctx:
         rows_game, prior_seq, watched = game, None, True
     else:
         rows_game, prior_seq, watched = rows[0].game, getattr(rows[0], "prior_seq", None), rows[0].watched
+        for name in _GAME_ONCE:
+            setattr(rows_game, name, getattr(rows[0], f"game_{name}"))
         for gp in rows:
-            gp.game = rows_game  # one Game instance (the others are the same row, decoded again)
+            gp.game = rows_game  # one Game instance (the others are the same row, without its JSON)
     engine = get_engine(rows_game.game)
     return _Ctx(game=rows_game, engine=engine, state=engine.from_dict(rows_game.state),
                 players={p.seat: p for p in rows}, prior_seq=prior_seq, watched=watched)

@@ -184,3 +184,34 @@ async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
     shares = [json.loads(p["text"]) for p in [message["seats"]["0"], message["seats"]["1"], message["spectators"]]]
     assert {p["view"]["seq"] for p in shares} == {view["seq"] + 1}
     assert [p["view"]["you"] for p in shares] == [0, 1, None]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["chinchirorin", "chinchon"])
+def test_the_locked_read_decodes_the_game_json_once(kind, make_client, monkeypatch):
+    """The locked read joins the game to every seat's row, but the game's state and rules are decoded from
+    one row only, whatever the seat count; the game locked holds them as stored."""
+    from django.db import transaction
+    from django.db.models import JSONField
+
+    from games import services
+
+    game, _clients = _room_game(make_client, kind, 4, {})
+    stored = Game.objects.values("state", "rules").get(pk=game.pk)
+    decoded = []
+    real = JSONField.from_db_value
+
+    def counting(self, value, expression, connection):
+        out = real(self, value, expression, connection)
+        if out is not None and out in (stored["state"], stored["rules"]):
+            decoded.append(out)
+        return out
+
+    monkeypatch.setattr(JSONField, "from_db_value", counting)
+    with transaction.atomic():
+        ctx = services._lock(game.pk)
+    assert len(ctx.players) == 4
+    assert ctx.game.state == stored["state"] and ctx.game.rules == stored["rules"]
+    assert ctx.game.get_deferred_fields() == set()
+    assert all(gp.game is ctx.game for gp in ctx.players.values())
+    assert len(decoded) == 2  # the state once, the rules once (before: once a seat, 8)
