@@ -21,6 +21,7 @@ from rooms.serializers import (
     RoomCreateSerializer,
     RoomSerializer,
     RoomUpdateSerializer,
+    invite_url,
     message_data,
     room_data,
 )
@@ -28,8 +29,15 @@ from rooms.throttles import RoomCodeThrottled
 
 
 def _room_answer(request, room, code: int = status.HTTP_200_OK) -> Response:
+    """``room``'s shape for the caller (``invite_url`` on the request's address): the one the service's
+    transaction committed and broadcast (``room.saved_data``, see ``rooms.services._changed``) when it
+    changed the room, else read now."""
+    base_url = request_base_url(request)
+    saved = getattr(room, "saved_data", None)
+    if saved is not None:
+        return Response({**saved, "invite_url": invite_url(room.code, base_url)}, status=code)
     fresh = selectors.rooms_with_seats().get(pk=room.pk)
-    return Response(room_data(fresh, base_url=request_base_url(request)), status=code)
+    return Response(room_data(fresh, base_url=base_url), status=code)
 
 
 def _valid(serializer_class, request):

@@ -54,7 +54,9 @@ def _changed(room: Room, *fields: str, seats: list[Seat] | None = None) -> None:
     now, in the transaction, from the room as saved and its seats (``seats``: the room's seat rows, users
     loaded, as saved; read here when not given; ``room.host`` read here if it is not loaded), so nothing
     is queried after the commit and the message is the state this transaction commits. Call it after the
-    transaction's last change to the room and its seats.
+    transaction's last change to the room and its seats. The ``room`` shape built is kept on the instance
+    as ``room.saved_data`` (its ``invite_url`` without a base): the API answers it (``rooms.apis``) rather
+    than reading the room again.
 
     ``room`` must have been locked without its host joined: a statement that joined the host and waited
     for the lock would bring back the room as committed but the host row it read before the wait
@@ -64,7 +66,8 @@ def _changed(room: Room, *fields: str, seats: list[Seat] | None = None) -> None:
     room.save(update_fields=["version", "last_activity", *fields])
     if seats is None:
         seats = selectors.room_seats(room)
-    message = {"type": "room.update", "payload": {"type": "room", "room": room_data(room, seats=seats)}}
+    room.saved_data = room_data(room, seats=seats)
+    message = {"type": "room.update", "payload": {"type": "room", "room": room.saved_data}}
     group = room.group
     transaction.on_commit(lambda: group_send(group, message))
 

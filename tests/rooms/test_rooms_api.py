@@ -565,3 +565,47 @@ def test_update_refuses_an_unknown_field_and_changes_nothing(host):
     assert res.json()["fields"] == {"preset": ["Unknown field; game settings go inside \"rules\"."]}
     room = Room.objects.get(code=code)
     assert room.seat_count == 2
+
+
+# ----------------------------------------------------------------------------------- answer as committed
+def test_a_change_answers_the_room_it_broadcast_without_reading_it_again(host, make_client, monkeypatch,
+                                                                         django_capture_on_commit_callbacks):
+    """Join, CPU seat, start, leave and rematch answer the room their transaction committed and broadcast
+    (the socket's ``room`` message), with the invite link on the request's address; the room is not read
+    again for the answer."""
+    from rooms import apis
+
+    sent = []
+    monkeypatch.setattr("rooms.services.group_send", lambda group, message: sent.append(message))
+    monkeypatch.setattr("games.events.group_send_many", lambda messages: None)
+    code = host.post("/api/rooms", {"game": "chinchirorin", "seats": 3}, format="json").json()["code"]
+    guest = make_client(UserFactory(display_name="Guest"))
+
+    def reread(*args, **kwargs):
+        raise AssertionError("the room was read again for the answer")
+
+    monkeypatch.setattr(apis.selectors, "rooms_with_seats", reread)
+    calls = [(guest, "post", f"/api/rooms/{code}/join", None, 200),
+             (host, "post", f"/api/rooms/{code}/cpu", {"seat": 2}, 200),
+             (host, "post", f"/api/rooms/{code}/start", None, 201),
+             (guest, "post", f"/api/rooms/{code}/leave", None, 200)]
+    for client, method, path, body, status in calls:
+        sent.clear()
+        with django_capture_on_commit_callbacks(execute=True):
+            res = getattr(client, method)(path, body, format="json")
+        assert res.status_code == status, res.json()
+        (message,) = [m["payload"]["room"] for m in sent if m["type"] == "room.update"]
+        assert message["invite_url"] == f"/join/{code}"  # a path: each socket makes it absolute
+        assert res.json() == {**message, "invite_url": f"http://testserver/join/{code}"}
+    assert res.json()["seats"][1]["left"] is True and res.json()["status"] == "playing"
+
+    room = Room.objects.get(code=code)
+    with django_capture_on_commit_callbacks(execute=True):  # the room finishes (rooms.receivers)
+        games_services.game_abort(game_id=room.game_id, reason="test")
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        res = host.post(f"/api/rooms/{code}/rematch", format="json")
+    assert res.status_code == 201, res.json()
+    (message,) = [m["payload"]["room"] for m in sent if m["type"] == "room.update"]
+    assert res.json() == {**message, "invite_url": f"http://testserver/join/{code}"}
+    assert res.json()["game_id"] not in (None, room.game_id)
