@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -62,6 +63,7 @@ STALE_SECONDS = 24 * 3600  # a human awaited this long resigns; a game with no h
 EARLY_TOLERANCE = timedelta(milliseconds=50)  # a task may fire this much before its time
 PRESENCE_SECONDS = 60.0  # a player's request for a game (REST) keeps its seat present this long
 PRESENCE_WRITE_SECONDS = 15.0  # the presence of a seat without a socket is written at most this often
+PRESENCE_NOTE_SECONDS = 5.0  # a server process writes a player's request time to the cache at most this often
 ACTION_ID_MAX = 64
 MAX_STEPS_PER_WINDOW = 4  # a seat's decision in one window is at most this many actions
 BY_PLAYER, BY_TIMEOUT, BY_AWAY, BY_CPU, BY_SYSTEM = "player", "timeout", "away", "cpu", "system"
@@ -675,15 +677,42 @@ def _present_until(ctx: _Ctx, seat: int, now: datetime) -> None:
         ctx.dirty_players.add(seat)
 
 
+_SEEN_NOTED: dict[tuple[int, int], datetime] = {}  # (game, user) -> when this process last wrote its time
+_SEEN_NOTED_MAX = 4096  # entries before the ones older than PRESENCE_NOTE_SECONDS are dropped
+_SEEN_NOTED_LOCK = threading.Lock()
+
+
+def _noted_recently(game_id: int, user_id: int, now: datetime) -> bool:
+    """Whether this process wrote ``user_id``'s time for ``game_id`` less than ``PRESENCE_NOTE_SECONDS``
+    before ``now``; if not, records ``now`` as written (the caller writes it)."""
+    key = (game_id, user_id)
+    with _SEEN_NOTED_LOCK:
+        last = _SEEN_NOTED.get(key)
+        if last is not None and timedelta(0) <= now - last < timedelta(seconds=PRESENCE_NOTE_SECONDS):
+            return True
+        if len(_SEEN_NOTED) >= _SEEN_NOTED_MAX:
+            cutoff = now - timedelta(seconds=PRESENCE_NOTE_SECONDS)
+            for k in [k for k, at in _SEEN_NOTED.items() if at <= cutoff or at > now]:
+                del _SEEN_NOTED[k]
+            if len(_SEEN_NOTED) >= _SEEN_NOTED_MAX:
+                _SEEN_NOTED.clear()
+        _SEEN_NOTED[key] = now
+        return False
+
+
 def game_note_seen(*, game_id: int, user, write: bool = True) -> None:
     """Presence for clients without a socket: ``user`` asked for game ``game_id`` (its view, log, an
     action, or ``POST /api/games/{id}/heartbeat``), so its seat is present for ``PRESENCE_SECONDS`` (60 s);
     only after that does the away grace (``AWAY_GRACE_SECONDS``) start. The time is kept in the cache
-    (Redis: one write per request, no query) for a socket that closes later; the seat row is written (the
+    (Redis, no query) for a socket that closes later, written at most once per ``PRESENCE_NOTE_SECONDS``
+    (5 s) per user and game by each server process (a player acting every second writes it once in five
+    requests; its time is then up to 5 s old, against 60 s of presence); the seat row is written (the
     game locked: two queries) at most once per ``PRESENCE_WRITE_SECONDS`` per user and game, and only
     while the seat has no socket. ``write=False``: the cache only (an applied action wrote the row in its
     own statement). Never raises for a cache outage (then the row is written)."""
     now = _now()
+    if _noted_recently(game_id, user.pk, now):
+        return  # and the row: its write follows a cache write, at most once per PRESENCE_WRITE_SECONDS
     try:
         cache.set(_seen_key(game_id, user.pk), now.timestamp(), timeout=int(PRESENCE_SECONDS) + 1)
         if not write or not cache.add(f"{_seen_key(game_id, user.pk)}:w", 1, timeout=PRESENCE_WRITE_SECONDS):

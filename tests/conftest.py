@@ -36,13 +36,18 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True)
 def _clear_cache():
-    """Throttle counters live in the cache: every test starts with none."""
+    """Throttle counters live in the cache: every test starts with none (and with no presence time this
+    process remembers writing there: games.services.game_note_seen)."""
     try:
         from django.core.cache import cache
 
         cache.clear()
     except Exception:  # pure tests run with -p no:django have no cache
         pass
+    else:
+        from games import services
+
+        services._SEEN_NOTED.clear()
     yield
 
 

@@ -102,3 +102,25 @@ def test_heartbeat_errors(make_client, api):
     res = make_client(a).post("/api/games/999999/heartbeat")
     assert (res.status_code, res.json()["code"]) == (404, "not_found")
     assert api.post(f"/api/games/{game.pk}/heartbeat").status_code == 401
+
+
+def test_a_process_writes_a_players_time_at_most_every_5_s(make_client, clock, monkeypatch):
+    """Requests of one player for one game within 5 s write its time to the cache once (the time kept is
+    then up to 5 s old); other players and games are written apart; after 5 s it is written again."""
+    a, b = UserFactory(), UserFactory()
+    game, other = GameFactory(seats=[human(a), human(b)]), GameFactory(seats=[human(a), human(b)])
+    writes, real_set = [], cache.set
+    monkeypatch.setattr(cache, "set", lambda key, value, timeout=None: writes.append((key, value))
+                        or real_set(key, value, timeout))
+    t0 = clock[0]
+    for seconds in (0, 1, 4.9):
+        clock[0] = t0 + timedelta(seconds=seconds)
+        services.game_note_seen(game_id=game.pk, user=a, write=False)
+    services.game_note_seen(game_id=game.pk, user=b, write=False)
+    services.game_note_seen(game_id=other.pk, user=a, write=False)
+    clock[0] = t0 + timedelta(seconds=5)
+    services.game_note_seen(game_id=game.pk, user=a, write=False)
+    times = [(key, round(value - t0.timestamp(), 3)) for key, value in writes]
+    assert times == [(f"game-seen:{game.pk}:{a.pk}", 0), (f"game-seen:{game.pk}:{b.pk}", 4.9),
+                     (f"game-seen:{other.pk}:{a.pk}", 4.9), (f"game-seen:{game.pk}:{a.pk}", 5)]
+    assert services._last_seen(game.pk, a.pk) == t0 + timedelta(seconds=5)
