@@ -583,6 +583,59 @@ def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int |
 
 
 # ---------------------------------------------------------------------------------- write path
+def _decide(gid: int, actor, expected_seq, action, action_id) -> tuple[_Ctx, dict | None, dict | None]:
+    """:func:`game_apply_action` under its lock, up to the write: the game locked, the checks in API.md's
+    order, the action applied in memory. Returns ``(ctx, the actor's new view, None)`` to be saved, or
+    ``(ctx, None, the first answer)`` for a known ``action_id``. Raises the refusals as ``ApiError``
+    (nothing written)."""
+    by_player = not isinstance(actor, tuple)
+    # Everything is read with the lock, in one query: no look-ups before it to repeat under it.
+    key = (actor, action_id) if by_player and getattr(actor, "pk", None) and _valid_action_id(action_id) else None
+    ctx = _lock_or_none(gid, key)
+    if ctx is None:
+        raise _not_found()
+    by, seat, user = _resolve_actor(ctx, actor)
+    _check_shape(ctx.engine, action, expected_seq, action_id)
+    if by != BY_PLAYER:
+        action_id = None
+    game = ctx.game
+    prior = None
+    if action_id is not None and ctx.prior_seq is not None:
+        prior = GameAction.objects.get(game=game, seq=ctx.prior_seq)
+    elif action_id is not None and (game.status != Game.PLAYING or expected_seq != game.seq):
+        # The lock may have waited for the very transaction that used this key: read it as committed.
+        prior = GameAction.objects.filter(game=game, user=user, action_id=action_id).first()
+    if prior is not None:
+        if prior.action == action and prior.seq - 1 == expected_seq:
+            return ctx, None, prior.response
+        raise ApiError("action_id_reused", "This action_id was used with another body.", 409)
+    if game.status != Game.PLAYING:
+        raise _game_over()
+    if expected_seq != game.seq:
+        raise ApiError("stale_seq", gettext("seq {expected_seq} is not the current one ({current}).").format(
+            expected_seq=expected_seq, current=game.seq), 409,
+                       extra={"seq": game.seq, "view": _ctx_view(ctx, seat)})
+    try:
+        row = _transition(ctx, seat, dict(action), by, user=user, action_id=action_id)
+    except NotYourTurn as exc:
+        raise ApiError("not_your_turn", _rule_detail(exc, "Not your turn."), 409) from exc
+    except IllegalAction as exc:
+        raise ApiError("illegal_action", _rule_detail(exc, "Not allowed now."), 400) from exc
+    except InvalidAction as exc:
+        raise _invalid_action(_rule_detail(exc, "Not a valid action for this game.")) from exc
+    if by == BY_PLAYER:
+        _return_seat(ctx, seat)
+        _present_until(ctx, seat, _now())  # in this transaction's one write: no query
+        if ctx.presence:
+            _refresh_times(ctx, _now(), False)
+    elif by == BY_TIMEOUT:
+        _count_timeout(ctx, seat)
+    view = ctx.views[seat] = _ctx_view(ctx, seat)  # the actor's answer, and its seat's broadcast
+    if action_id is not None:
+        row.response = view
+    return ctx, view, None
+
+
 def game_apply_action(*, game_id: int, actor, expected_seq: int, action: dict, action_id: str | None = None) -> dict:
     """THE write path: apply ``action`` for ``actor`` if ``expected_seq`` is current; return the actor's
     new view.
@@ -606,56 +659,25 @@ def game_apply_action(*, game_id: int, actor, expected_seq: int, action: dict, a
     gid = _as_id(game_id)
     if gid is None:
         raise _not_found()
-    by_player = not isinstance(actor, tuple)
+    refusal = None
     with transaction.atomic():
-        # Everything is read with the lock, in one query: no look-ups before it to repeat under it.
-        key = (actor, action_id) if by_player and getattr(actor, "pk", None) and _valid_action_id(action_id) else None
-        ctx = _lock_or_none(gid, key)
-        if ctx is None:
-            raise _not_found()
-        by, seat, user = _resolve_actor(ctx, actor)
-        _check_shape(ctx.engine, action, expected_seq, action_id)
-        if by != BY_PLAYER:
-            action_id = None
-        game = ctx.game
-        prior = None
-        if action_id is not None and ctx.prior_seq is not None:
-            prior = GameAction.objects.get(game=game, seq=ctx.prior_seq)
-        elif action_id is not None and (game.status != Game.PLAYING or expected_seq != game.seq):
-            # The lock may have waited for the very transaction that used this key: read it as committed.
-            prior = GameAction.objects.filter(game=game, user=user, action_id=action_id).first()
-        if prior is not None:
-            if prior.action == action and prior.seq - 1 == expected_seq:
-                return prior.response
-            raise ApiError("action_id_reused", "This action_id was used with another body.", 409)
-        if game.status != Game.PLAYING:
-            raise _game_over()
-        if expected_seq != game.seq:
-            raise ApiError("stale_seq", gettext("seq {expected_seq} is not the current one ({current}).").format(
-                expected_seq=expected_seq, current=game.seq), 409,
-                           extra={"seq": game.seq, "view": _ctx_view(ctx, seat)})
         try:
-            row = _transition(ctx, seat, dict(action), by, user=user, action_id=action_id)
-        except NotYourTurn as exc:
-            raise ApiError("not_your_turn", _rule_detail(exc, "Not your turn."), 409) from exc
-        except IllegalAction as exc:
-            raise ApiError("illegal_action", _rule_detail(exc, "Not allowed now."), 400) from exc
-        except InvalidAction as exc:
-            raise _invalid_action(_rule_detail(exc, "Not a valid action for this game.")) from exc
-        if by == BY_PLAYER:
-            _return_seat(ctx, seat)
-            _present_until(ctx, seat, _now())  # in this transaction's one write: no query
-            if ctx.presence:
-                _refresh_times(ctx, _now(), False)
-        elif by == BY_TIMEOUT:
-            _count_timeout(ctx, seat)
-        view = ctx.views[seat] = _ctx_view(ctx, seat)  # the actor's answer, and its seat's broadcast
-        if action_id is not None:
-            row.response = view
-        try:
-            _save(ctx)
-        except IntegrityError as exc:  # the key was used by a transaction the lock waited for, at another seq
-            raise ApiError("action_id_reused", "This action_id was used with another body.", 409) from exc
+            ctx, view, first_answer = _decide(gid, actor, expected_seq, action, action_id)
+        except ApiError as exc:
+            # Refused before anything was written: the transaction commits instead of rolling back (the
+            # same for the database: the lock is let go). psycopg answers a ROLLBACK by dropping the
+            # connection's prepared statements (DEALLOCATE ALL, and each is sent unprepared again until
+            # it is prepared anew), and a 409 stale_seq is routine while several seats bet at once.
+            refusal = exc
+        else:
+            if first_answer is not None:
+                return first_answer
+            try:
+                _save(ctx)
+            except IntegrityError as exc:  # the key was used by a transaction the lock waited for, at another seq
+                raise ApiError("action_id_reused", "This action_id was used with another body.", 409) from exc
+    if refusal is not None:
+        raise refusal
     return view
 
 

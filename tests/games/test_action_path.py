@@ -215,3 +215,32 @@ def test_the_locked_read_decodes_the_game_json_once(kind, make_client, monkeypat
     assert ctx.game.get_deferred_fields() == set()
     assert all(gp.game is ctx.game for gp in ctx.players.values())
     assert len(decoded) == 2  # the state once, the rules once (before: once a seat, 8)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refused_action_commits_its_transaction_rather_than_rolling_back(make_client):
+    """A refusal under the lock (409 stale_seq, 409 not_your_turn, 400 illegal_action) wrote nothing, so
+    its transaction commits: a ROLLBACK would make psycopg drop the connection's prepared statements
+    (DEALLOCATE ALL). The game is as it was, and an accepted action still commits once."""
+    from django.test.utils import CaptureQueriesContext
+
+    game, clients = _room_game(make_client, "chinchirorin", 3, {"first_dealer": "seat"})
+    views = [selectors.game_view(game=game, seat=s) for s in range(3)]
+    bettor = next(s for s in range(3) if views[s]["legal_actions"])
+    idle = next(s for s in range(3) if not views[s]["legal_actions"])  # the dealer waits for the bets
+    bet = views[bettor]["legal_actions"][0]
+    refusals = [(clients[bettor], {**bet, "seq": 7}, 409, "stale_seq"),
+                (clients[idle], {**bet, "seq": 0}, 409, "not_your_turn"),
+                (clients[bettor], {"type": "bet", "amount": 99999, "seq": 0}, 400, "illegal_action")]
+    for client, body, status, code in refusals:
+        with CaptureQueriesContext(connection) as captured:
+            res = client.post(f"/api/games/{game.pk}/actions", body, format="json")
+        assert (res.status_code, res.json()["code"]) == (status, code)
+        sql = [q["sql"] for q in captured.captured_queries]
+        assert "COMMIT" in sql and not [s for s in sql if s.startswith("ROLLBACK")], sql
+    game.refresh_from_db()
+    assert game.seq == 0
+    with CaptureQueriesContext(connection) as captured:
+        res = clients[bettor].post(f"/api/games/{game.pk}/actions", {**bet, "seq": 0}, format="json")
+    assert res.status_code == 200 and res.json()["seq"] == 1
+    assert [q["sql"] for q in captured.captured_queries].count("COMMIT") == 1
