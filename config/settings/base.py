@@ -146,6 +146,15 @@ else:
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Server-side binding (parameters sent apart from the SQL) lets psycopg prepare a statement a connection
+    # has run DATABASE_PREPARE_THRESHOLD times: PostgreSQL then parses and plans it once, not at every run
+    # (the action path's locked read spent about 1 ms planning each time; bench/README.md "Server").
+    # Django's default, client-side binding, cannot prepare. README.md "Serving".
+    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env.bool(
+        "DATABASE_SERVER_SIDE_BINDING", default=True)
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = env.int("DATABASE_PREPARE_THRESHOLD", default=5)
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 

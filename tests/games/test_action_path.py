@@ -244,3 +244,32 @@ def test_a_refused_action_commits_its_transaction_rather_than_rolling_back(make_
         res = clients[bettor].post(f"/api/games/{game.pk}/actions", {**bet, "seq": 0}, format="json")
     assert res.status_code == 200 and res.json()["seq"] == 1
     assert [q["sql"] for q in captured.captured_queries].count("COMMIT") == 1
+
+
+@pytest.mark.django_db
+def test_the_action_paths_statements_are_prepared_on_the_connection(make_client, settings):
+    """PostgreSQL with server-side binding: after DATABASE_PREPARE_THRESHOLD (5) runs on a connection, the
+    token look-up and the locked read are prepared statements there (parsed and planned once), and a
+    refusal (409 stale_seq, one before each action here) does not drop them. (The write is prepared too
+    once its parameters' types repeat: its text and types vary with what the action changed.)"""
+    assert settings.DATABASES["default"]["OPTIONS"]["server_side_binding"] is True
+    assert settings.DATABASES["default"]["OPTIONS"]["prepare_threshold"] == 5
+    game, clients = _room_game(make_client, "chinchirorin", 2, {"first_dealer": "seat"})
+    for n in range(7):
+        game.refresh_from_db()
+        seat = next(s for s in (0, 1) if selectors.game_view(game=game, seat=s)["legal_actions"])
+        view = selectors.game_view(game=game, seat=seat)
+        if game.status != Game.PLAYING:
+            break
+        stale = clients[seat].post(f"/api/games/{game.pk}/actions", {**view["legal_actions"][0], "seq": view["seq"] + 5},
+                                   format="json")
+        assert stale.status_code == 409
+        res = clients[seat].post(f"/api/games/{game.pk}/actions", {**view["legal_actions"][0], "seq": view["seq"]},
+                                 format="json")
+        assert res.status_code == 200, res.json()
+    assert n == 6
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any(s.startswith('SELECT "authtoken_token"') for s in prepared), [s[:60] for s in prepared]
+    assert any(s.startswith('SELECT "games_gameplayer"') and "FOR UPDATE" in s for s in prepared), prepared
