@@ -179,6 +179,9 @@ def on_room_joined(*, room_id=None, user_id=None, host_id=None) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------- queue
+_RECORD_LOCK_SPACE = zlib.crc32(b"ranking.game_record") & 0x7FFFFFFF  # the high half of its advisory lock keys
+
+
 def _queue_lock(game: str) -> None:
     """Serialise queue matching of one game: a transaction-scoped advisory lock on PostgreSQL (two
     friends joining at once would otherwise both miss each other). SQLite serialises writers itself."""
@@ -314,15 +317,27 @@ def _human_seats(game) -> dict[int, int]:
     """``{seat: user_id}`` of the game's human seats (a user, not a CPU), one seat per user."""
     from games.models import GamePlayer
 
+    return _first_seat_per_user(
+        GamePlayer.objects.filter(game=game, cpu=False, user__isnull=False).order_by("seat").values_list("seat", "user_id"))
+
+
+def _first_seat_per_user(seats) -> dict[int, int]:
+    """``{seat: user_id}`` from ``(seat, user_id)`` pairs in seat order, keeping a user's first seat only."""
     out: dict[int, int] = {}
     seen: set[int] = set()
-    for seat, user_id in (
-        GamePlayer.objects.filter(game=game, cpu=False, user__isnull=False).order_by("seat").values_list("seat", "user_id")
-    ):
+    for seat, user_id in seats:
         if user_id not in seen:
             out[seat] = user_id
             seen.add(user_id)
     return out
+
+
+def _record_lock(game_id: int) -> None:
+    """Serialise :func:`game_record` runs for one game: a transaction-scoped advisory lock on PostgreSQL
+    (the task may run twice, or twice at once). SQLite serialises writers itself."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cur:
+            cur.execute("SELECT pg_advisory_xact_lock(%s)", [(_RECORD_LOCK_SPACE << 32) | (game_id & 0xFFFFFFFF)])
 
 
 def _human_acted(game) -> bool:
@@ -497,7 +512,11 @@ def game_record(*, game_id: int) -> list:
     new award announced after commit to the game's room group (``game.group``) as ``{"type":
     "room.achievement", "payload": {"type": "achievement", "seat": n, "achievement": {id, name,
     description}}}``. Run :func:`game_rate` first (rating achievements read its result). Idempotent:
-    returns the records created by this call.
+    returns the records created by this call (two runs for one game take turns: :func:`_record_lock`).
+
+    Queries: the game, the lock, the seats, what is recorded, the log, the rating changes, then the new
+    records in one insert, every recorded user's counts in one, their achievements in one: the same for
+    any seat count; each achievement earned adds its award and XP rows.
     """
     from games.models import Game, GamePlayer
     from ranking import achievements, gamelog
@@ -510,12 +529,13 @@ def game_record(*, game_id: int) -> list:
     if result.get("reason") == "aborted":
         return []
     places = _standing_places(game)
-    players = {p.seat: p for p in GamePlayer.objects.filter(game=game, cpu=False, user__isnull=False)}
-    humans = {s: u for s, u in _human_seats(game).items() if s in places}
-    if not humans:
-        return []
+    _record_lock(game.pk)  # before reading what is recorded: two runs for this game write one after the other
+    rows = list(GamePlayer.objects.filter(game=game, cpu=False, user__isnull=False).order_by("seat"))
+    players = {p.seat: p for p in rows}
+    humans = {s: u for s, u in _first_seat_per_user((p.seat, p.user_id) for p in rows).items() if s in places}
     done = set(GameRecord.objects.filter(game=game).values_list("user_id", flat=True))
-    if done >= set(humans.values()):
+    todo = {s: u for s, u in sorted(humans.items()) if u not in done}
+    if not todo:
         return []
     n_seats = max(len(places), max(places) + 1 if places else 0)
     final = {}
@@ -527,39 +547,39 @@ def game_record(*, game_id: int) -> list:
     rated = {c.user_id: c for c in RatingChange.objects.filter(game=game)}
     finished_at = game.finished_at or timezone.now()
     starting = (game.rules or {}).get("starting_points") if isinstance(game.rules, dict) else None
-    created = []
-    for seat, user_id in sorted(humans.items()):
-        f = facts.get(seat) or gamelog.SeatFacts()
+    created, seat_facts = [], {}
+    for seat, user_id in todo.items():
+        f = seat_facts[seat] = facts.get(seat) or gamelog.SeatFacts()
         won = places[seat] == 1 and len(firsts) == 1
         outcome = "win" if won else ("draw" if places[seat] == 1 else "loss")
         played_for = bool(getattr(players.get(seat), "played_for", False))
         xp = achievements.xp_for(won=won, hands_finished=f.hands_finished, cards_discarded=f.cards_discarded,
                                  resigned=f.resigned, played_for=played_for, eliminated=f.eliminated)
-        record, was_new = GameRecord.objects.get_or_create(
-            game=game, user_id=user_id,
-            defaults={"game_name": game.game, "seat": seat, "place": places[seat], "seats": len(places),
-                      "outcome": outcome, "ranked": game.ranked, "rated": user_id in rated,
-                      "resigned": f.resigned, "played_for": played_for, "eliminated": f.eliminated, "xp": xp,
-                      "hands_finished": f.hands_finished, "cards_discarded": f.cards_discarded,
-                      "pinzoro": f.pinzoro, "arashi": f.arashi, "shigoro": f.shigoro, "hifumi": f.hifumi,
-                      "minus_ten": f.minus_ten, "chinchon": f.chinchon, "finished_at": finished_at},
-        )
-        if not was_new:
-            continue
-        created.append(record)
-        counts = GameRecord.objects.filter(user_id=user_id).aggregate(
-            games=Count("id"), wins=Count("id", filter=Q(outcome="win")),
-            rated_games=Count("id", filter=Q(rated=True)), rated_wins=Count("id", filter=Q(rated=True, outcome="win")),
-        )
+        created.append(GameRecord(
+            game=game, user_id=user_id, game_name=game.game, seat=seat, place=places[seat], seats=len(places),
+            outcome=outcome, ranked=game.ranked, rated=user_id in rated, resigned=f.resigned,
+            played_for=played_for, eliminated=f.eliminated, xp=xp, hands_finished=f.hands_finished,
+            cards_discarded=f.cards_discarded, pinzoro=f.pinzoro, arashi=f.arashi, shigoro=f.shigoro,
+            hifumi=f.hifumi, minus_ten=f.minus_ten, chinchon=f.chinchon, finished_at=finished_at))
+    GameRecord.objects.bulk_create(created)
+    user_ids = list(todo.values())
+    counts = {row.pop("user_id"): row for row in GameRecord.objects.filter(user_id__in=user_ids).values("user_id").annotate(
+        games=Count("id"), wins=Count("id", filter=Q(outcome="win")),
+        rated_games=Count("id", filter=Q(rated=True)), rated_wins=Count("id", filter=Q(rated=True, outcome="win")),
+    ).order_by()}
+    have: dict[int, set] = {u: set() for u in user_ids}
+    for uid, ach_id in AchievementAward.objects.filter(user_id__in=user_ids).values_list("user_id", "achievement"):
+        have[uid].add(ach_id)
+    for record in created:
+        seat, user_id, f = record.seat, record.user_id, seat_facts[record.seat]
         ctx = achievements.SeatContext(
-            game_name=game.game, won=won, rated=user_id in rated, facts=f, **counts,
+            game_name=game.game, won=record.outcome == "win", rated=user_id in rated, facts=f, **counts[user_id],
             rating_after=rated[user_id].after if user_id in rated else None,
             final_points=final.get(seat) if isinstance(final.get(seat), int) else None,
             starting_points=starting if isinstance(starting, int) else None,
         )
-        have = set(AchievementAward.objects.filter(user_id=user_id).values_list("achievement", flat=True))
         for ach in achievements.earned(ctx):
-            if ach.id in have:
+            if ach.id in have[user_id]:
                 continue
             _, new = AchievementAward.objects.get_or_create(user_id=user_id, achievement=ach.id,
                                                             defaults={"game": game, "seat": seat})

@@ -63,6 +63,25 @@ def test_same_game_rated_once_by_concurrent_runs(slow_elo):
     assert {r.user_id: r.rating for r in Rating.objects.all()} == {c.id: 1520, a.id: 1500, b.id: 1480}
 
 
+def test_a_game_is_recorded_once_by_concurrent_runs(monkeypatch):
+    """Six runs of the recording at once (the task ran twice, a retry...): one record per seat, each
+    achievement and its XP once (the runs take turns on the game's advisory lock)."""
+    import time
+
+    from ranking import gamelog
+    from ranking.models import AchievementAward, GameRecord, XpGrant
+
+    slow = gamelog.seat_facts  # widen the race: between reading what is recorded and writing it
+    monkeypatch.setattr(gamelog, "seat_facts", lambda *args: (time.sleep(0.2), slow(*args))[1])
+    a, b, c = UserFactory(), UserFactory(), UserFactory()
+    g = make_game(users=[a, b, c], places=[1, 2, 3], ranked=False)
+    run_together(*[lambda: services.game_record(game_id=g.id)] * 6)
+    assert sorted(GameRecord.objects.filter(game=g).values_list("user_id", flat=True)) == sorted([a.id, b.id, c.id])
+    awards = list(AchievementAward.objects.values_list("user_id", "achievement"))
+    assert len(awards) == len(set(awards)) and (a.id, "first_win") in awards
+    assert XpGrant.objects.filter(reason="achievement").count() == len(awards)
+
+
 def test_two_games_sharing_a_player_both_apply(slow_elo):
     a, b, c = UserFactory(), UserFactory(), UserFactory()
     existing_ratings(a, b, c)

@@ -196,3 +196,23 @@ def test_stats_and_achievements_api(make_client):
         res = client.get(path)
         assert res.status_code == 404 and res.json()["code"] == "not_found"
     assert client.get("/api/users/abc/stats").status_code == 404
+
+
+@pytest.mark.django_db
+def test_recording_a_game_costs_the_same_queries_for_any_seat_count():
+    """The records, the users' counts and their achievements held are written and read once for the whole
+    table, not once a seat: only each achievement earned adds queries (its award, its XP)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    per_award = {}
+    for n in (2, 4):
+        users = [UserFactory() for _ in range(n)]
+        g = make_game(users=users, places=list(range(1, n + 1)), ranked=False, events=CHINCHIRORIN_EVENTS)
+        with CaptureQueriesContext(connection) as captured:
+            recorded = services.game_record(game_id=g.id)
+        assert len(recorded) == n == GameRecord.objects.filter(game=g).count()
+        awards = AchievementAward.objects.filter(game=g).count()
+        assert awards >= n  # every seat's first game at least
+        per_award[n] = len(captured.captured_queries) - 7 * awards  # get_or_create (4), the XP row (3)
+    assert per_award[2] == per_award[4], per_award
