@@ -597,10 +597,41 @@ async def _hammer_me(servers: list[str], token: str, seconds: float, concurrency
     return ok, bad
 
 
+def machine_busy(seconds: float = 1.0) -> float:
+    """Cores the whole machine kept busy over the next ``seconds`` (``/proc/stat``; 0 where it is missing)."""
+    def busy_and_total() -> tuple[int, int]:
+        with open("/proc/stat") as f:
+            ticks = [int(t) for t in f.readline().split()[1:]]
+        idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle + iowait
+        return sum(ticks) - idle, sum(ticks)
+
+    try:
+        busy0, total0 = busy_and_total()
+        time.sleep(seconds)
+        busy1, total1 = busy_and_total()
+    except OSError:
+        return 0.0
+    return (os.cpu_count() or 1) * (busy1 - busy0) / max(1, total1 - total0)
+
+
+def settle(limit: float = 60.0, cores: float = 0.25) -> float:
+    """Wait until the machine is quiet (under ``cores`` busy for a second: the Celery worker done with a
+    game phase's finished games, the sockets of its rooms closed) or ``limit`` seconds passed; returns the
+    seconds waited. A GET phase measured while that work still ran would count a slower GET/s."""
+    start = time.monotonic()
+    while time.monotonic() - start < limit and machine_busy() >= cores:
+        pass
+    return time.monotonic() - start
+
+
 def run_get_phase(servers: list[str], stack: Stack, args) -> dict:
-    """Bare authenticated ``GET /api/me``: requests/s and the web servers' CPU per request."""
+    """Bare authenticated ``GET /api/me`` on a quiet machine (:func:`settle` first): requests/s and the web
+    servers' CPU per request."""
     import httpx
 
+    waited = settle()
+    if waited >= 1.5:
+        log(f"GET /api/me: waited {waited:.0f} s for a quiet machine")
     token = httpx.post(f"{servers[0]}/api/auth/guest", json={"display_name": "Bench GET"}, timeout=30).json()["token"]
     per0, wall0, load0 = web_cpu_by_process(stack), time.perf_counter(), os.getloadavg()[0]
     ok, bad = _run(_hammer_me(servers, token, args.get_seconds, args.get_concurrency))
