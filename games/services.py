@@ -586,8 +586,8 @@ def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int |
 def _decide(gid: int, actor, expected_seq, action, action_id) -> tuple[_Ctx, dict | None, dict | None]:
     """:func:`game_apply_action` under its lock, up to the write: the game locked, the checks in API.md's
     order, the action applied in memory. Returns ``(ctx, the actor's new view, None)`` to be saved, or
-    ``(ctx, None, the first answer)`` for a known ``action_id``. Raises the refusals as ``ApiError``
-    (nothing written)."""
+    ``(ctx, None, the first answer)`` for a known ``action_id``. Raises the refusals as ``ApiError``, with
+    nothing written (a coin posting refused, 409 ``insufficient_coins``, rolled its own savepoint back)."""
     by_player = not isinstance(actor, tuple)
     # Everything is read with the lock, in one query: no look-ups before it to repeat under it.
     key = (actor, action_id) if by_player and getattr(actor, "pk", None) and _valid_action_id(action_id) else None
