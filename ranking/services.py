@@ -593,10 +593,11 @@ def game_record(*, game_id: int) -> list:
 
 def game_process_finished(*, game_id: int) -> dict:
     """What ``ranking.tasks.rate_game`` does: :func:`game_rate` then :func:`game_record`, each in its
-    own transaction and idempotent. Returns ``{"rated": n changes, "recorded": n new records}``."""
+    own transaction and idempotent. Returns ``{"rated": n changes, "recorded": n new records,
+    "recorded_ranked": how many of those are of a ranked game}``."""
     changes = game_rate(game_id=game_id)
     records = game_record(game_id=game_id)
-    return {"rated": len(changes), "recorded": len(records)}
+    return {"rated": len(changes), "recorded": len(records), "recorded_ranked": sum(1 for r in records if r.ranked)}
 
 
 # --------------------------------------------------------------------------------------------- moderation

@@ -14,7 +14,7 @@ def rate_game(game_id: int) -> dict:
     from ranking.services import game_process_finished
 
     out = game_process_finished(game_id=game_id)
-    if out.get("recorded"):
+    if out.get("recorded_ranked"):  # the flags are about ranked play: an unranked game has none to raise
         from moderation.tasks import integrity_check
 
         integrity_check.delay(game_id)  # the integrity flags read the records and rating changes just written

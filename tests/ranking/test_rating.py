@@ -27,8 +27,8 @@ def test_two_players_rated_once():
     assert len(again) == 2
     assert ratings(a, b) == [1480, 1520]
     assert RatingChange.objects.count() == 2
-    assert services.game_process_finished(game_id=g.id) == {"rated": 2, "recorded": 2}
-    assert services.game_process_finished(game_id=g.id) == {"rated": 2, "recorded": 0}
+    assert services.game_process_finished(game_id=g.id) == {"rated": 2, "recorded": 2, "recorded_ranked": 2}
+    assert services.game_process_finished(game_id=g.id) == {"rated": 2, "recorded": 0, "recorded_ranked": 0}
     assert ratings(a, b) == [1480, 1520]
 
 
@@ -93,7 +93,7 @@ def test_one_human_against_a_cpu_is_not_rated():
 
 
 def test_unknown_game_is_ignored():
-    assert services.game_process_finished(game_id=987654) == {"rated": 0, "recorded": 0}
+    assert services.game_process_finished(game_id=987654) == {"rated": 0, "recorded": 0, "recorded_ranked": 0}
 
 
 def test_game_finished_signal_rates_through_the_task():

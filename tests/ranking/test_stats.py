@@ -102,7 +102,7 @@ def test_records_xp_and_achievements_once(django_capture_on_commit_callbacks):
 
     # again: nothing new
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        assert services.game_process_finished(game_id=g.id) == {"rated": 2, "recorded": 0}
+        assert services.game_process_finished(game_id=g.id) == {"rated": 2, "recorded": 0, "recorded_ranked": 0}
     assert callbacks == []
     # another game: earned achievements are not awarded twice; new ones are (b's comeback: last after
     # hand 1, then wins; and a hifumi survived)
@@ -129,7 +129,7 @@ def test_unranked_and_cpu_games_count_for_stats_not_ratings():
 def test_aborted_game_records_nothing():
     a, b = UserFactory(), UserFactory()
     g = make_game(users=[a, b], places=[1, 2], status="aborted")
-    assert services.game_process_finished(game_id=g.id) == {"rated": 0, "recorded": 0}
+    assert services.game_process_finished(game_id=g.id) == {"rated": 0, "recorded": 0, "recorded_ranked": 0}
     assert not GameRecord.objects.exists()
 
 
@@ -216,3 +216,21 @@ def test_recording_a_game_costs_the_same_queries_for_any_seat_count():
         assert awards >= n  # every seat's first game at least
         per_award[n] = len(captured.captured_queries) - 7 * awards  # get_or_create (4), the XP row (3)
     assert per_award[2] == per_award[4], per_award
+
+
+@pytest.mark.django_db
+def test_only_a_ranked_game_recorded_goes_to_the_integrity_check(monkeypatch):
+    """``rate_game`` hands a game just recorded to the moderators' integrity check only when it was ranked
+    (the flags are about ranked play); an unranked game's records are written all the same."""
+    from moderation import tasks as moderation_tasks
+    from ranking.tasks import rate_game
+
+    checked = []
+    monkeypatch.setattr(moderation_tasks.integrity_check, "delay", lambda game_id: checked.append(game_id))
+    a, b = UserFactory(), UserFactory()
+    unranked = make_game(users=[a, b], places=[1, 2], ranked=False)
+    ranked = make_game(users=[a, b], places=[2, 1], ranked=True)
+    assert rate_game(unranked.id) == {"rated": 0, "recorded": 2, "recorded_ranked": 0}
+    assert rate_game(ranked.id) == {"rated": 2, "recorded": 2, "recorded_ranked": 2}
+    assert rate_game(ranked.id) == {"rated": 2, "recorded": 0, "recorded_ranked": 0}  # again: nothing new
+    assert checked == [ranked.id]
