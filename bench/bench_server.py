@@ -614,7 +614,7 @@ def machine_busy(seconds: float = 1.0) -> float:
     return (os.cpu_count() or 1) * (busy1 - busy0) / max(1, total1 - total0)
 
 
-def settle(limit: float = 60.0, cores: float = 0.25) -> float:
+def wait_until_quiet(limit: float = 60.0, cores: float = 0.25) -> float:
     """Wait until the machine is quiet (under ``cores`` busy for a second: the Celery worker done with a
     game phase's finished games, the sockets of its rooms closed) or ``limit`` seconds passed; returns the
     seconds waited. A GET phase measured while that work still ran would count a slower GET/s."""
@@ -625,11 +625,12 @@ def settle(limit: float = 60.0, cores: float = 0.25) -> float:
 
 
 def run_get_phase(servers: list[str], stack: Stack, args) -> dict:
-    """Bare authenticated ``GET /api/me`` on a quiet machine (:func:`settle` first): requests/s and the web
-    servers' CPU per request."""
+    """Bare authenticated ``GET /api/me`` on a quiet machine (:func:`wait_until_quiet` first): requests/s
+    and the web servers' CPU per request (``waited``: seconds it waited for the quiet machine; the limit,
+    60, means it never came)."""
     import httpx
 
-    waited = settle()
+    waited = wait_until_quiet()
     if waited >= 1.5:
         log(f"GET /api/me: waited {waited:.0f} s for a quiet machine")
     token = httpx.post(f"{servers[0]}/api/auth/guest", json={"display_name": "Bench GET"}, timeout=30).json()["token"]
@@ -639,7 +640,7 @@ def run_get_phase(servers: list[str], stack: Stack, args) -> dict:
     used = {pid: t - per0.get(pid, 0.0) for pid, t in web_cpu_by_process(stack).items()}
     cpu = sum(used.values())
     stack.check_alive()
-    return {"requests": ok, "errors": bad, "wall": wall, "rate": ok / wall, "server_cpu": cpu,
+    return {"requests": ok, "errors": bad, "wall": wall, "rate": ok / wall, "server_cpu": cpu, "waited": waited,
             "cpu_per_request": cpu / max(1, ok), "load": (load0, os.getloadavg()[0]),
             "busiest_worker_share": max(used.values()) / cpu if cpu > 0 else float("nan")}
 

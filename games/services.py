@@ -583,10 +583,10 @@ def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int |
 
 
 # ---------------------------------------------------------------------------------- write path
-def _decide(gid: int, actor, expected_seq, action, action_id) -> tuple[_Ctx, dict | None, dict | None]:
+def _decide(gid: int, actor, expected_seq, action, action_id) -> tuple[_Ctx, dict, bool]:
     """:func:`game_apply_action` under its lock, up to the write: the game locked, the checks in API.md's
-    order, the action applied in memory. Returns ``(ctx, the actor's new view, None)`` to be saved, or
-    ``(ctx, None, the first answer)`` for a known ``action_id``. Raises the refusals as ``ApiError``, with
+    order, the action applied in memory. Returns ``(ctx, the actor's new view, False)``, to be saved, or
+    ``(ctx, the first answer, True)`` for a known ``action_id``. Raises the refusals as ``ApiError``, with
     nothing written (a coin posting refused, 409 ``insufficient_coins``, rolled its own savepoint back)."""
     by_player = not isinstance(actor, tuple)
     # Everything is read with the lock, in one query: no look-ups before it to repeat under it.
@@ -607,7 +607,7 @@ def _decide(gid: int, actor, expected_seq, action, action_id) -> tuple[_Ctx, dic
         prior = GameAction.objects.filter(game=game, user=user, action_id=action_id).first()
     if prior is not None:
         if prior.action == action and prior.seq - 1 == expected_seq:
-            return ctx, None, prior.response
+            return ctx, prior.response, True
         raise ApiError("action_id_reused", "This action_id was used with another body.", 409)
     if game.status != Game.PLAYING:
         raise _game_over()
@@ -633,7 +633,7 @@ def _decide(gid: int, actor, expected_seq, action, action_id) -> tuple[_Ctx, dic
     view = ctx.views[seat] = _ctx_view(ctx, seat)  # the actor's answer, and its seat's broadcast
     if action_id is not None:
         row.response = view
-    return ctx, view, None
+    return ctx, view, False
 
 
 def game_apply_action(*, game_id: int, actor, expected_seq: int, action: dict, action_id: str | None = None) -> dict:
@@ -662,7 +662,7 @@ def game_apply_action(*, game_id: int, actor, expected_seq: int, action: dict, a
     refusal = None
     with transaction.atomic():
         try:
-            ctx, view, first_answer = _decide(gid, actor, expected_seq, action, action_id)
+            ctx, view, known = _decide(gid, actor, expected_seq, action, action_id)
         except ApiError as exc:
             # Refused before anything was written: the transaction commits instead of rolling back (the
             # same for the database: the lock is let go). psycopg answers a ROLLBACK by dropping the
@@ -670,8 +670,8 @@ def game_apply_action(*, game_id: int, actor, expected_seq: int, action: dict, a
             # it is prepared anew), and a 409 stale_seq is routine while several seats bet at once.
             refusal = exc
         else:
-            if first_answer is not None:
-                return first_answer
+            if known:  # a resent action_id: its first answer, nothing written
+                return view
             try:
                 _save(ctx)
             except IntegrityError as exc:  # the key was used by a transaction the lock waited for, at another seq
@@ -731,7 +731,8 @@ def game_note_seen(*, game_id: int, user, write: bool = True) -> None:
     requests; its time is then up to 5 s old, against 60 s of presence); the seat row is written (the
     game locked: two queries) at most once per ``PRESENCE_WRITE_SECONDS`` per user and game, and only
     while the seat has no socket. ``write=False``: the cache only (an applied action wrote the row in its
-    own statement). Never raises for a cache outage (then the row is written)."""
+    own statement). Never raises for a cache outage (then the row is written, at most once per
+    ``PRESENCE_NOTE_SECONDS`` per user and game and process, as the cache would have been)."""
     now = _now()
     if _noted_recently(game_id, user.pk, now):
         return  # and the row: its write follows a cache write, at most once per PRESENCE_WRITE_SECONDS

@@ -179,9 +179,6 @@ def on_room_joined(*, room_id=None, user_id=None, host_id=None) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------- queue
-_RECORD_LOCK_SPACE = zlib.crc32(b"ranking.game_record") & 0x7FFFFFFF  # the high half of its advisory lock keys
-
-
 def _queue_lock(game: str) -> None:
     """Serialise queue matching of one game: a transaction-scoped advisory lock on PostgreSQL (two
     friends joining at once would otherwise both miss each other). SQLite serialises writers itself."""
@@ -330,6 +327,9 @@ def _first_seat_per_user(seats) -> dict[int, int]:
             out[seat] = user_id
             seen.add(user_id)
     return out
+
+
+_RECORD_LOCK_SPACE = zlib.crc32(b"ranking.game_record") & 0x7FFFFFFF  # the high half of its advisory lock keys
 
 
 def _record_lock(game_id: int) -> None:

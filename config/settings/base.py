@@ -153,7 +153,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # Django's default, client-side binding, cannot prepare. README.md "Serving".
     DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env.bool(
         "DATABASE_SERVER_SIDE_BINDING", default=True)
-    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = env.int("DATABASE_PREPARE_THRESHOLD", default=5)
+    # "none" (or empty) turns preparing off: behind a pooler that cannot carry prepared statements.
+    _threshold = env.str("DATABASE_PREPARE_THRESHOLD", default="5").strip().lower()
+    DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None if _threshold in ("", "none") else int(_threshold)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"

@@ -152,3 +152,22 @@ def test_web_server_size_and_logging():
     assert plain["handlers"]["access"]["filters"] == ["redact_tokens"]
     as_json = web.web_options({"LOG_FORMAT": "json"})["log_config"]
     assert {f["()"] for f in as_json["formatters"].values()} == {"pythonjsonlogger.json.JsonFormatter"}
+
+
+@pytest.mark.parametrize(("env", "expected"), [
+    ({}, "True 5"),
+    ({"DATABASE_PREPARE_THRESHOLD": "none"}, "True None"),
+    ({"DATABASE_PREPARE_THRESHOLD": ""}, "True None"),
+    ({"DATABASE_PREPARE_THRESHOLD": "2"}, "True 2"),
+    ({"DATABASE_SERVER_SIDE_BINDING": "false"}, "False 5"),
+])
+def test_postgresql_prepared_statements_are_on_by_default_and_can_be_turned_off(env, expected):
+    """PostgreSQL: server-side binding and psycopg's prepare threshold 5 by default; ``none`` turns
+    preparing off (a pooler that cannot carry prepared statements)."""
+    code = ("import django, os\nos.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings.local'\n"
+            "from django.conf import settings\n"
+            "o = settings.DATABASES['default']['OPTIONS']\n"
+            "print(o['server_side_binding'], o['prepare_threshold'])")
+    res = _python(code, DATABASE_URL="postgres://postgres@127.0.0.1:5432/x", **env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.strip() == expected
