@@ -1133,8 +1133,8 @@ def main(argv=None) -> int:
         for p in phases:
             per = p["per_game_actions"]
             spread = f"{per[0]}/{per[len(per) // 2]}/{per[-1]}" if per else "–"
-            print(f"  {p['game']} {p['n']}: {p['games']} games played, {p['finished']} finished, actions per finished game "
-                  f"min/median/max {spread}; server seq total {p['server_seq_total']}; "
+            print(f"  {p['game']} {p['n']}: {p['games']} games played, {p['finished']} finished, "
+                  f"actions per finished game min/median/max {spread}; server seq total {p['server_seq_total']}; "
                   f"refused {p['refused'] or 'none'}; HTTP POST p50/p99 {ms(p['http']['p50'])}/{ms(p['http']['p99'])} ms; "
                   f"client CPU {p['client_cpu']:.1f} s, server (uvicorn) CPU {p['server_cpu']:.1f} s in {p['wall']:.1f} s; "
                   f"busiest web process {p['busiest_worker_share']:.0%} of the web CPU from the start")

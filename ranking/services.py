@@ -314,8 +314,8 @@ def _human_seats(game) -> dict[int, int]:
     """``{seat: user_id}`` of the game's human seats (a user, not a CPU), one seat per user."""
     from games.models import GamePlayer
 
-    return _first_seat_per_user(
-        GamePlayer.objects.filter(game=game, cpu=False, user__isnull=False).order_by("seat").values_list("seat", "user_id"))
+    humans = GamePlayer.objects.filter(game=game, cpu=False, user__isnull=False).order_by("seat")
+    return _first_seat_per_user(humans.values_list("seat", "user_id"))
 
 
 def _first_seat_per_user(seats) -> dict[int, int]:
@@ -563,10 +563,11 @@ def game_record(*, game_id: int) -> list:
             hifumi=f.hifumi, minus_ten=f.minus_ten, chinchon=f.chinchon, finished_at=finished_at))
     GameRecord.objects.bulk_create(created)
     user_ids = list(todo.values())
-    counts = {row.pop("user_id"): row for row in GameRecord.objects.filter(user_id__in=user_ids).values("user_id").annotate(
+    per_user = GameRecord.objects.filter(user_id__in=user_ids).values("user_id").order_by().annotate(
         games=Count("id"), wins=Count("id", filter=Q(outcome="win")),
         rated_games=Count("id", filter=Q(rated=True)), rated_wins=Count("id", filter=Q(rated=True, outcome="win")),
-    ).order_by()}
+    )
+    counts = {row.pop("user_id"): row for row in per_user}
     have: dict[int, set] = {u: set() for u in user_ids}
     for uid, ach_id in AchievementAward.objects.filter(user_id__in=user_ids).values_list("user_id", "achievement"):
         have[uid].add(ach_id)

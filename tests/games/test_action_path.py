@@ -261,11 +261,10 @@ def test_the_action_paths_statements_are_prepared_on_the_connection(make_client,
         assert game.status == Game.PLAYING
         seat = next(s for s in (0, 1) if selectors.game_view(game=game, seat=s)["legal_actions"])
         view = selectors.game_view(game=game, seat=seat)
-        stale = clients[seat].post(f"/api/games/{game.pk}/actions", {**view["legal_actions"][0], "seq": view["seq"] + 5},
-                                   format="json")
+        body = view["legal_actions"][0]
+        stale = clients[seat].post(f"/api/games/{game.pk}/actions", {**body, "seq": view["seq"] + 5}, format="json")
         assert stale.status_code == 409
-        res = clients[seat].post(f"/api/games/{game.pk}/actions", {**view["legal_actions"][0], "seq": view["seq"]},
-                                 format="json")
+        res = clients[seat].post(f"/api/games/{game.pk}/actions", {**body, "seq": view["seq"]}, format="json")
         assert res.status_code == 200, res.json()
         applied += 1
     with connection.cursor() as cursor:

@@ -1,7 +1,8 @@
 """Every change of a room broadcasts it: a socket's first open and last close (the seat's ``connected``,
-the ``spectators``), a start or a rematch (its game and status), a join, a host's seat change: the ``room`` message they broadcast is built in the transaction from the rows
-it locked and read, so nothing is queried after the commit (the message goes out as committed, with the
-host and every seat as they are)."""
+the ``spectators``), a start or a rematch (its game and status), a join, a host's seat change. The
+``room`` message they broadcast is built in the transaction from the rows it locked and read, so nothing
+is queried after the commit (the message goes out as committed, with the host and every seat as they
+are)."""
 
 import pytest
 from django.db import connection
