@@ -1,11 +1,44 @@
-"""ASGI entry point: HTTP through Django, WebSocket through Channels (origin validation and auth)."""
+"""ASGI entry point: HTTP through Django (:class:`SlottedASGIHandler`), WebSocket through Channels (origin
+validation and auth)."""
 
+import asyncio
 import os
 
-from django.core.asgi import get_asgi_application
+import django
+from django.conf import settings
+from django.core.handlers.asgi import ASGIHandler
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
-django_asgi_app = get_asgi_application()
+
+
+class SlottedASGIHandler(ASGIHandler):
+    """Django's ASGI handler letting at most ``slots`` requests of this process run Django at once
+    (``WEB_REQUEST_SLOTS``, README "Serving"; 0: no limit); the others wait their turn on the event loop,
+    first come first served.
+
+    Django runs each request's sync code in a thread of its own. Under a burst (64 games of punters
+    betting at once) dozens of such threads took turns at the GIL with the event loop, which delivers
+    every socket message, and queued on the database pool; bounded, a request waits on the loop instead,
+    and the socket messages of the actions already applied go out meanwhile. A slot is taken once the body
+    has been read (a slow client does not hold one) and given back before the answer is sent.
+    """
+
+    def __init__(self, slots: int):
+        super().__init__()
+        self.slots = slots
+        self._semaphore: asyncio.Semaphore | None = None  # made in the process's running loop
+
+    async def get_response_async(self, request):
+        if self.slots <= 0:
+            return await super().get_response_async(request)
+        if self._semaphore is None:
+            self._semaphore = asyncio.Semaphore(self.slots)
+        async with self._semaphore:
+            return await super().get_response_async(request)
+
+
+django.setup(set_prefix=False)
+django_asgi_app = SlottedASGIHandler(settings.WEB_REQUEST_SLOTS)
 
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

@@ -2,7 +2,8 @@
 
 Variables (README.md lists them): DATABASE_URL, REDIS_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS,
 CSRF_TRUSTED_ORIGINS, CORS_ALLOWED_ORIGINS, PUBLIC_URL, AWAY_GRACE_SECONDS, CELERY_TASK_ALWAYS_EAGER, DATABASE_POOL,
-DATABASE_POOL_MAX_SIZE, DATABASE_POOL_MIN_SIZE, DATABASE_POOL_TIMEOUT, CONN_MAX_AGE, LOG_FORMAT, LOG_LEVEL, METRICS_TOKEN.
+DATABASE_POOL_MAX_SIZE, DATABASE_POOL_MIN_SIZE, DATABASE_POOL_TIMEOUT, CONN_MAX_AGE, WEB_REQUEST_SLOTS, LOG_FORMAT, LOG_LEVEL,
+METRICS_TOKEN.
 
 No ``.env`` file is read: the environment is the process's own. ``.env`` is docker compose's (its
 ``env_file``), whose hosts (``postgres``, ``redis``) exist only inside compose; reading it here made
@@ -156,6 +157,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # "none" (or empty) turns preparing off: behind a pooler that cannot carry prepared statements.
     _threshold = env.str("DATABASE_PREPARE_THRESHOLD", default="5").strip().lower()
     DATABASES["default"]["OPTIONS"]["prepare_threshold"] = None if _threshold in ("", "none") else int(_threshold)
+
+# Requests of one server process running Django at once (config.asgi.SlottedASGIHandler); the others wait
+# on the event loop. 0: no limit. README.md "Serving".
+WEB_REQUEST_SLOTS = env.int("WEB_REQUEST_SLOTS", default=8)
+if WEB_REQUEST_SLOTS < 0:
+    raise ImproperlyConfigured("WEB_REQUEST_SLOTS must be 0 (no limit) or more")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"

@@ -1,0 +1,81 @@
+"""At most ``WEB_REQUEST_SLOTS`` requests of a server process run Django at once (config.asgi
+``SlottedASGIHandler``); the others wait on the event loop, in order, and every one is answered."""
+
+import asyncio
+
+import pytest
+from asgiref.testing import ApplicationCommunicator
+from django.core.handlers.asgi import ASGIHandler
+
+from config.asgi import SlottedASGIHandler, django_asgi_app
+
+
+class _Gate:
+    """Stands in for Django's own ``get_response_async``: counts the requests inside it and holds each
+    until released."""
+
+    def __init__(self):
+        self.inside = 0
+        self.most = 0
+        self.release = asyncio.Event()
+
+    async def __call__(self, handler, request):
+        self.inside += 1
+        self.most = max(self.most, self.inside)
+        try:
+            await self.release.wait()
+        finally:
+            self.inside -= 1
+        from django.http import HttpResponse
+
+        return HttpResponse(request.path.encode())
+
+
+def _scope(path: str) -> dict:
+    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
+            "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+            "headers": [(b"host", b"testserver")], "client": ("127.0.0.1", 1), "server": ("testserver", 80)}
+
+
+async def _answer(communicator) -> bytes:
+    start = await communicator.receive_output(5)
+    assert start["type"] == "http.response.start" and start["status"] == 200
+    body = await communicator.receive_output(5)
+    return body["body"]
+
+
+@pytest.mark.parametrize("slots, most", [(2, 2), (0, 5)])
+async def test_requests_beyond_the_slots_wait_their_turn(monkeypatch, slots, most):
+    gate = _Gate()
+    monkeypatch.setattr(ASGIHandler, "get_response_async", lambda self, request: gate(self, request))
+    handler = SlottedASGIHandler(slots)
+    paths = [f"/r{i}" for i in range(5)]
+    communicators = [ApplicationCommunicator(handler, _scope(p)) for p in paths]
+    for c in communicators:
+        await c.send_input({"type": "http.request", "body": b"", "more_body": False})
+    waiting = 5 - most
+
+    def settled() -> bool:  # every request in Django or queued for a slot (Django hops to threads first)
+        queued = len(handler._semaphore._waiters or ()) if handler._semaphore is not None else 0
+        return gate.inside + queued == 5
+
+    for _ in range(500):
+        if settled():
+            break
+        await asyncio.sleep(0.01)
+    assert settled()
+    assert gate.inside == most  # 2 in Django and 3 waiting; with no limit all 5 in
+    if slots:
+        assert len(handler._semaphore._waiters) == waiting
+    else:
+        assert handler._semaphore is None  # never made
+    gate.release.set()
+    assert [await _answer(c) for c in communicators] == [p.encode() for p in paths]
+    assert gate.most == most and gate.inside == 0
+    for c in communicators:
+        await c.wait(5)
+
+
+def test_the_server_uses_the_setting(settings):
+    assert isinstance(django_asgi_app, SlottedASGIHandler)
+    assert django_asgi_app.slots == settings.WEB_REQUEST_SLOTS == 8
