@@ -26,13 +26,15 @@ class SlottedASGIHandler(ASGIHandler):
     def __init__(self, slots: int):
         super().__init__()
         self.slots = slots
-        self._semaphore: asyncio.Semaphore | None = None  # made in the process's running loop
+        self._semaphore: asyncio.Semaphore | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the semaphore's (a server process has one)
 
     async def get_response_async(self, request):
         if self.slots <= 0:
             return await super().get_response_async(request)
-        if self._semaphore is None:
-            self._semaphore = asyncio.Semaphore(self.slots)
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:  # first request, or a new loop (tests): asyncio's primitives keep to one
+            self._semaphore, self._loop = asyncio.Semaphore(self.slots), loop
         async with self._semaphore:
             return await super().get_response_async(request)
 

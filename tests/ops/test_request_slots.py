@@ -79,3 +79,28 @@ async def test_requests_beyond_the_slots_wait_their_turn(monkeypatch, slots, mos
 def test_the_server_uses_the_setting(settings):
     assert isinstance(django_asgi_app, SlottedASGIHandler)
     assert django_asgi_app.slots == settings.WEB_REQUEST_SLOTS == 8
+
+
+def test_a_new_event_loop_gets_its_own_slots(monkeypatch):
+    """asyncio's semaphore keeps to the loop it first waited in: a handler used from a second loop (one
+    per test under pytest-asyncio) makes new slots there instead of failing."""
+    handler = SlottedASGIHandler(1)
+
+    async def two_requests() -> list[bytes]:  # the second waits for the first's slot
+        gate = _Gate()
+        monkeypatch.setattr(ASGIHandler, "get_response_async", lambda self, request: gate(self, request))
+        communicators = [ApplicationCommunicator(handler, _scope(p)) for p in ("/a", "/b")]
+        for c in communicators:
+            await c.send_input({"type": "http.request", "body": b"", "more_body": False})
+        for _ in range(500):
+            if gate.inside == 1 and len(handler._semaphore._waiters or ()) == 1:
+                break
+            await asyncio.sleep(0.01)
+        assert gate.inside == 1 and len(handler._semaphore._waiters) == 1
+        gate.release.set()
+        return sorted([await _answer(c) for c in communicators])
+
+    assert asyncio.run(two_requests()) == [b"/a", b"/b"]
+    first = handler._semaphore
+    assert asyncio.run(two_requests()) == [b"/a", b"/b"]
+    assert handler._semaphore is not first
