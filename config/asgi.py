@@ -3,39 +3,50 @@ validation and auth)."""
 
 import asyncio
 import os
+import time
 
 import django
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
+from config import metrics
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 
 class SlottedASGIHandler(ASGIHandler):
-    """Django's ASGI handler letting at most ``slots`` requests of this process run Django at once
-    (``WEB_REQUEST_SLOTS``, README "Serving"; 0: no limit); the others wait their turn on the event loop,
-    first come first served.
+    """Django's ASGI handler letting at most ``slots`` requests of this process run the middleware and the
+    view at once (``WEB_REQUEST_SLOTS``, README "Serving"; 0: no limit); the others wait their turn on the
+    event loop (asyncio's semaphore: first come, first served). The wait is observed in the
+    ``chinchi_http_slot_wait_seconds`` histogram (the request duration histogram starts after it).
 
     Django runs each request's sync code in a thread of its own. Under a burst (64 games of punters
     betting at once) dozens of such threads took turns at the GIL with the event loop, which delivers
     every socket message, and queued on the database pool; bounded, a request waits on the loop instead,
-    and the socket messages of the actions already applied go out meanwhile. A slot is taken once the body
-    has been read (a slow client does not hold one) and given back before the answer is sent.
+    and the socket messages of the actions already applied go out meanwhile. A slot is taken once the
+    body has been read (a slow client holds none) and given back when the view's response is built (a
+    streamed body, and closing the response, which gives its database connection back, come after).
+    ``/healthz`` and ``/metrics`` take no slot: a probe must answer while the slots are full. The slots
+    belong to one event loop (a server process has one); a handler used from a new loop makes new ones.
     """
+
+    UNSLOTTED = frozenset({"/healthz", "/metrics"})
 
     def __init__(self, slots: int):
         super().__init__()
         self.slots = slots
         self._semaphore: asyncio.Semaphore | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None  # the semaphore's (a server process has one)
+        self._loop: asyncio.AbstractEventLoop | None = None  # the semaphore's
 
     async def get_response_async(self, request):
-        if self.slots <= 0:
+        if self.slots <= 0 or request.path in self.UNSLOTTED:
             return await super().get_response_async(request)
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # first request, or a new loop (tests): asyncio's primitives keep to one
             self._semaphore, self._loop = asyncio.Semaphore(self.slots), loop
+        started = time.perf_counter()
         async with self._semaphore:
+            metrics.SLOT_WAIT_SECONDS.observe(time.perf_counter() - started)
             return await super().get_response_async(request)
 
 

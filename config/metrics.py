@@ -7,6 +7,8 @@ uvicorn's worker processes and Celery's prefork children all count):
 - ``chinchi_http_requests_total{method, route, status}`` and ``chinchi_http_request_duration_seconds
   {method, route}`` (histogram): every HTTP request, by URL pattern (``api/games/<int:game_id>/actions``;
   ``<unmatched>`` for no pattern), so the labels stay few;
+- ``chinchi_http_slot_wait_seconds`` (histogram): how long a request waited for a request slot
+  (``config.asgi.SlottedASGIHandler``) before Django; the request duration above starts after it;
 - ``chinchi_game_actions_total{game, by}``: actions applied (committed), by game kind and ``by``
   (player, cpu, timeout, away, ...);
 - ``chinchi_timer_lateness_seconds{game}`` (histogram): how late a turn deadline was acted on (the
@@ -51,6 +53,9 @@ ACTIONS = Counter("chinchi_game_actions", "Game actions applied (committed).", [
 TIMER_LATENESS = Histogram("chinchi_timer_lateness_seconds",
                            "Seconds after a turn deadline that its timeout was acted on.", ["game"],
                            buckets=LATENESS_BUCKETS)
+SLOT_WAIT_SECONDS = Histogram("chinchi_http_slot_wait_seconds",
+                              "Seconds an HTTP request waited for a request slot (config.asgi) before Django.",
+                              buckets=(0.0, *LATENCY_BUCKETS))
 OPEN_SOCKETS = Gauge("chinchi_open_sockets", "Seated room sockets open.", multiprocess_mode="livesum")
 
 

@@ -1,5 +1,6 @@
 """At most ``WEB_REQUEST_SLOTS`` requests of a server process run Django at once (config.asgi
-``SlottedASGIHandler``); the others wait on the event loop, in order, and every one is answered."""
+``SlottedASGIHandler``); the others wait on the event loop and every one is answered. A slot is taken
+only once the body has been read; probes take none."""
 
 import asyncio
 
@@ -78,7 +79,47 @@ async def test_requests_beyond_the_slots_wait_their_turn(monkeypatch, slots, mos
 
 def test_the_server_uses_the_setting(settings):
     assert isinstance(django_asgi_app, SlottedASGIHandler)
-    assert django_asgi_app.slots == settings.WEB_REQUEST_SLOTS == 8
+    assert django_asgi_app.slots == settings.WEB_REQUEST_SLOTS
+
+
+async def _until(condition, what: str) -> None:
+    for _ in range(500):  # Django hops to threads before it reaches the slots: give it time
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(what)
+
+
+async def test_a_request_still_sending_its_body_holds_no_slot(monkeypatch):
+    gate = _Gate()
+    monkeypatch.setattr(ASGIHandler, "get_response_async", lambda self, request: gate(self, request))
+    handler = SlottedASGIHandler(1)
+    slow = ApplicationCommunicator(handler, _scope("/slow"))
+    await slow.send_input({"type": "http.request", "body": b"{", "more_body": True})  # and nothing more
+    quick = ApplicationCommunicator(handler, _scope("/quick"))
+    await quick.send_input({"type": "http.request", "body": b"", "more_body": False})
+    await _until(lambda: gate.inside == 1, "the complete request did not get the one slot")
+    gate.release.set()
+    assert await _answer(quick) == b"/quick"
+    assert gate.most == 1
+    await slow.send_input({"type": "http.request", "body": b"}", "more_body": False})
+    assert await _answer(slow) == b"/slow"
+    for c in (slow, quick):
+        await c.wait(5)
+
+
+async def test_probes_take_no_slot(monkeypatch):
+    gate = _Gate()
+    monkeypatch.setattr(ASGIHandler, "get_response_async", lambda self, request: gate(self, request))
+    handler = SlottedASGIHandler(1)
+    communicators = [ApplicationCommunicator(handler, _scope(p)) for p in ("/api/me", "/healthz", "/metrics")]
+    for c in communicators:
+        await c.send_input({"type": "http.request", "body": b"", "more_body": False})
+    await _until(lambda: gate.inside == 3, "a probe waited for the slot /api/me holds")
+    gate.release.set()
+    assert [await _answer(c) for c in communicators] == [b"/api/me", b"/healthz", b"/metrics"]
+    for c in communicators:
+        await c.wait(5)
 
 
 def test_a_new_event_loop_gets_its_own_slots(monkeypatch):
