@@ -39,7 +39,7 @@ class SlottedASGIHandler(ASGIHandler):
         self._loop: asyncio.AbstractEventLoop | None = None  # the semaphore's
 
     async def get_response_async(self, request):
-        if self.slots <= 0 or request.path in self.UNSLOTTED:
+        if self.slots <= 0 or request.path_info in self.UNSLOTTED:
             return await super().get_response_async(request)
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # first request, or a new loop (tests): asyncio's primitives keep to one
