@@ -45,6 +45,14 @@ async def _answer(communicator) -> bytes:
     return body["body"]
 
 
+async def _until(condition, what: str) -> None:
+    for _ in range(500):  # Django hops to threads before it reaches the slots: give it time
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(what)
+
+
 @pytest.mark.parametrize("slots, most", [(2, 2), (0, 5)])
 async def test_requests_beyond_the_slots_wait_their_turn(monkeypatch, slots, most):
     gate = _Gate()
@@ -60,11 +68,7 @@ async def test_requests_beyond_the_slots_wait_their_turn(monkeypatch, slots, mos
         queued = len(handler._semaphore._waiters or ()) if handler._semaphore is not None else 0
         return gate.inside + queued == 5
 
-    for _ in range(500):
-        if settled():
-            break
-        await asyncio.sleep(0.01)
-    assert settled()
+    await _until(settled, "the requests did not all reach Django or the slots' queue")
     assert gate.inside == most  # 2 in Django and 3 waiting; with no limit all 5 in
     if slots:
         assert len(handler._semaphore._waiters) == waiting
@@ -80,14 +84,6 @@ async def test_requests_beyond_the_slots_wait_their_turn(monkeypatch, slots, mos
 def test_the_server_uses_the_setting(settings):
     assert isinstance(django_asgi_app, SlottedASGIHandler)
     assert django_asgi_app.slots == settings.WEB_REQUEST_SLOTS
-
-
-async def _until(condition, what: str) -> None:
-    for _ in range(500):  # Django hops to threads before it reaches the slots: give it time
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(what)
 
 
 async def test_a_request_still_sending_its_body_holds_no_slot(monkeypatch):
@@ -133,11 +129,8 @@ def test_a_new_event_loop_gets_its_own_slots(monkeypatch):
         communicators = [ApplicationCommunicator(handler, _scope(p)) for p in ("/a", "/b")]
         for c in communicators:
             await c.send_input({"type": "http.request", "body": b"", "more_body": False})
-        for _ in range(500):
-            if gate.inside == 1 and len(handler._semaphore._waiters or ()) == 1:
-                break
-            await asyncio.sleep(0.01)
-        assert gate.inside == 1 and len(handler._semaphore._waiters) == 1
+        await _until(lambda: gate.inside == 1 and len(handler._semaphore._waiters or ()) == 1,
+                     "not one request in Django and one waiting")
         gate.release.set()
         return sorted([await _answer(c) for c in communicators])
 
