@@ -55,7 +55,7 @@ TIMER_LATENESS = Histogram("chinchi_timer_lateness_seconds",
                            buckets=LATENESS_BUCKETS)
 SLOT_WAIT_SECONDS = Histogram("chinchi_http_slot_wait_seconds",
                               "Seconds an HTTP request waited for a request slot (config.asgi) before Django.",
-                              buckets=(0.0, *LATENCY_BUCKETS))
+                              buckets=(0.001, *LATENCY_BUCKETS))
 OPEN_SOCKETS = Gauge("chinchi_open_sockets", "Seated room sockets open.", multiprocess_mode="livesum")
 
 
