@@ -26,15 +26,19 @@ class SlottedASGIHandler(ASGIHandler):
     and the socket messages of the actions already applied go out meanwhile. A slot is taken once the
     body has been read (a slow client holds none) and given back when the view's response is built (a
     streamed body, and closing the response, which gives its database connection back, come after).
-    ``/healthz`` and ``/metrics`` take no slot: a probe must answer while the slots are full. The slots
+    ``/healthz`` and ``/metrics`` take no slot: a probe must answer while the slots are full. A request
+    that waited ``wait_seconds`` (``WEB_REQUEST_SLOT_WAIT_SECONDS``) without a slot is answered ``503
+    unavailable`` with ``Retry-After``, as one that waited that long for a database connection is (the
+    slots stay full only while their requests are stuck, e.g. behind a row lock held for long). The slots
     belong to one event loop (a server process has one); a handler used from a new loop makes new ones.
     """
 
     UNSLOTTED = frozenset({"/healthz", "/metrics"})
 
-    def __init__(self, slots: int):
+    def __init__(self, slots: int, wait_seconds: float = 10.0):
         super().__init__()
         self.slots = slots
+        self.wait_seconds = wait_seconds
         self._semaphore: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the semaphore's
 
@@ -44,14 +48,26 @@ class SlottedASGIHandler(ASGIHandler):
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # first request, or a new loop (tests): asyncio's primitives keep to one
             self._semaphore, self._loop = asyncio.Semaphore(self.slots), loop
-        started = time.perf_counter()
-        async with self._semaphore:
+        semaphore, started = self._semaphore, time.perf_counter()
+        try:
+            async with asyncio.timeout(self.wait_seconds):
+                await semaphore.acquire()
+        except TimeoutError:
+            from config.errors import unavailable_response  # DRF's modules read the settings
+
+            metrics.SLOT_WAIT_SECONDS.observe(time.perf_counter() - started)
+            response = unavailable_response()
+            response._resource_closers.append(request.close)  # as Django's own answer does
+            return response
+        try:
             metrics.SLOT_WAIT_SECONDS.observe(time.perf_counter() - started)
             return await super().get_response_async(request)
+        finally:
+            semaphore.release()
 
 
 django.setup(set_prefix=False)
-django_asgi_app = SlottedASGIHandler(settings.WEB_REQUEST_SLOTS)
+django_asgi_app = SlottedASGIHandler(settings.WEB_REQUEST_SLOTS, settings.WEB_REQUEST_SLOT_WAIT_SECONDS)
 
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

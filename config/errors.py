@@ -90,6 +90,16 @@ def validation_body(detail: Any) -> dict[str, Any]:
 UNAVAILABLE_RETRY_AFTER = 5  # seconds a client waits before retrying a 503 unavailable
 
 
+UNAVAILABLE_BODY = {"code": "unavailable", "detail": "The service is briefly unavailable; try again shortly.",
+                    "retry_after": UNAVAILABLE_RETRY_AFTER}
+
+
+def unavailable_response():
+    """``503 unavailable`` with ``Retry-After`` as a plain Django response, for an answer given outside a
+    DRF view (a request that found no request slot in time: ``config.asgi.SlottedASGIHandler``)."""
+    return JsonResponse(UNAVAILABLE_BODY, status=503, headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)})
+
+
 def _outage(exc: Exception) -> bool:
     """The database (or Redis, for the cache and throttles) could not be reached: an outage, not a bug."""
     from django.db import InterfaceError, OperationalError
@@ -108,9 +118,7 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, ApiError):
         return Response(exc.body(), status=exc.status_code)
     if _outage(exc):
-        return Response({"code": "unavailable", "detail": "The service is briefly unavailable; try again shortly.",
-                         "retry_after": UNAVAILABLE_RETRY_AFTER}, status=503,
-                        headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)})
+        return Response(dict(UNAVAILABLE_BODY), status=503, headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)})
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

@@ -7,7 +7,7 @@ an operation's responses, so every error answer an endpoint gives is in the sche
 the view does: 401 (a bad token, on every operation), 403 (a banned or suspended user's token; CSRF for a
 session), 400 ``invalid``/``parse_error`` where there is a body or a query, 404 where the path has
 parameters, 413/415 where there is a body, 429 where the view throttles, 503 ``unavailable`` (a database or
-Redis outage). A view documents its own
+Redis outage, or a server process whose request slots stayed full). A view documents its own
 (409s, a specific 403 or 400) with :func:`errors`; what it declares is kept.
 """
 
@@ -41,7 +41,7 @@ _DESCRIPTIONS = {
     413: "too_large",
     415: "unsupported_media_type",
     429: "throttled (Retry-After)",
-    503: "unavailable: the database or Redis is briefly unreachable (Retry-After)",
+    503: "unavailable: the database or Redis is briefly unreachable, or the server is saturated (Retry-After)",
 }
 
 

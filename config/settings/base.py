@@ -2,8 +2,8 @@
 
 Variables (README.md lists them): DATABASE_URL, REDIS_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS,
 CSRF_TRUSTED_ORIGINS, CORS_ALLOWED_ORIGINS, PUBLIC_URL, AWAY_GRACE_SECONDS, CELERY_TASK_ALWAYS_EAGER, DATABASE_POOL,
-DATABASE_POOL_MAX_SIZE, DATABASE_POOL_MIN_SIZE, DATABASE_POOL_TIMEOUT, CONN_MAX_AGE, WEB_REQUEST_SLOTS, LOG_FORMAT, LOG_LEVEL,
-METRICS_TOKEN.
+DATABASE_POOL_MAX_SIZE, DATABASE_POOL_MIN_SIZE, DATABASE_POOL_TIMEOUT, CONN_MAX_AGE, WEB_REQUEST_SLOTS,
+WEB_REQUEST_SLOT_WAIT_SECONDS, LOG_FORMAT, LOG_LEVEL, METRICS_TOKEN.
 
 No ``.env`` file is read: the environment is the process's own. ``.env`` is docker compose's (its
 ``env_file``), whose hosts (``postgres``, ``redis``) exist only inside compose; reading it here made
@@ -163,6 +163,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 WEB_REQUEST_SLOTS = env.int("WEB_REQUEST_SLOTS", default=8)
 if WEB_REQUEST_SLOTS < 0:
     raise ImproperlyConfigured("WEB_REQUEST_SLOTS must be 0 (no limit) or more")
+# Seconds a request waits for a slot before it is answered 503 unavailable (as for a database connection).
+WEB_REQUEST_SLOT_WAIT_SECONDS = env.float("WEB_REQUEST_SLOT_WAIT_SECONDS", default=10.0)
+if WEB_REQUEST_SLOT_WAIT_SECONDS <= 0:
+    raise ImproperlyConfigured("WEB_REQUEST_SLOT_WAIT_SECONDS must be more than 0")
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"

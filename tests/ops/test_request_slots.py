@@ -3,6 +3,7 @@
 only once the body has been read; probes take none."""
 
 import asyncio
+import json
 
 import pytest
 from asgiref.testing import ApplicationCommunicator
@@ -84,6 +85,7 @@ async def test_requests_beyond_the_slots_wait_their_turn(monkeypatch, slots, mos
 def test_the_server_uses_the_setting(settings):
     assert isinstance(django_asgi_app, SlottedASGIHandler)
     assert django_asgi_app.slots == settings.WEB_REQUEST_SLOTS
+    assert django_asgi_app.wait_seconds == settings.WEB_REQUEST_SLOT_WAIT_SECONDS
 
 
 async def test_a_request_still_sending_its_body_holds_no_slot(monkeypatch):
@@ -138,3 +140,28 @@ def test_a_new_event_loop_gets_its_own_slots(monkeypatch):
     first = handler._semaphore
     assert asyncio.run(two_requests()) == [b"/a", b"/b"]
     assert handler._semaphore is not first
+
+
+async def test_a_request_without_a_slot_in_time_is_answered_503(monkeypatch):
+    """Slots that stay full (their requests stuck, e.g. behind a row lock held for long) do not hold the
+    others forever: past ``WEB_REQUEST_SLOT_WAIT_SECONDS`` a request is answered as for a database
+    connection not found in time, and the slot holder still gets its answer."""
+    gate = _Gate()
+    monkeypatch.setattr(ASGIHandler, "get_response_async", lambda self, request: gate(self, request))
+    handler = SlottedASGIHandler(1, wait_seconds=0.2)
+    stuck, late = (ApplicationCommunicator(handler, _scope(p)) for p in ("/stuck", "/late"))
+    await stuck.send_input({"type": "http.request", "body": b"", "more_body": False})
+    await _until(lambda: gate.inside == 1, "the first request did not get the slot")
+    await late.send_input({"type": "http.request", "body": b"", "more_body": False})
+    start = await late.receive_output(5)
+    assert start["status"] == 503
+    assert {k.lower(): v for k, v in start["headers"]}[b"retry-after"] == b"5"
+    body = json.loads((await late.receive_output(5))["body"])
+    assert body == {"code": "unavailable", "detail": "The service is briefly unavailable; try again shortly.",
+                    "retry_after": 5}
+    assert gate.most == 1
+    gate.release.set()
+    assert await _answer(stuck) == b"/stuck"
+    assert handler._semaphore._value == 1  # the slot is free again; the refused request took none
+    for c in (stuck, late):
+        await c.wait(5)
