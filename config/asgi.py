@@ -55,12 +55,12 @@ class SlottedASGIHandler(ASGIHandler):
         except TimeoutError:
             from config.errors import unavailable_response  # DRF's modules read the settings
 
-            metrics.SLOT_WAIT_SECONDS.observe(time.perf_counter() - started)
             response = unavailable_response()
             response._resource_closers.append(request.close)  # as Django's own answer does
             return response
-        try:
+        finally:
             metrics.SLOT_WAIT_SECONDS.observe(time.perf_counter() - started)
+        try:
             return await super().get_response_async(request)
         finally:
             semaphore.release()
