@@ -92,12 +92,13 @@ UNAVAILABLE_RETRY_AFTER = 5  # seconds a client waits before retrying a 503 unav
 
 UNAVAILABLE_BODY = {"code": "unavailable", "detail": "The service is briefly unavailable; try again shortly.",
                     "retry_after": UNAVAILABLE_RETRY_AFTER}
+UNAVAILABLE_HEADERS = {"Retry-After": str(UNAVAILABLE_RETRY_AFTER)}
 
 
 def unavailable_response():
     """``503 unavailable`` with ``Retry-After`` as a plain Django response, for an answer given outside a
     DRF view (a request that found no request slot in time: ``config.asgi.SlottedASGIHandler``)."""
-    return JsonResponse(UNAVAILABLE_BODY, status=503, headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)})
+    return JsonResponse(UNAVAILABLE_BODY, status=503, headers=dict(UNAVAILABLE_HEADERS))
 
 
 def _outage(exc: Exception) -> bool:
@@ -118,7 +119,7 @@ def exception_handler(exc: Exception, context: dict) -> Response | None:
     if isinstance(exc, ApiError):
         return Response(exc.body(), status=exc.status_code)
     if _outage(exc):
-        return Response(dict(UNAVAILABLE_BODY), status=503, headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)})
+        return Response(dict(UNAVAILABLE_BODY), status=503, headers=dict(UNAVAILABLE_HEADERS))
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

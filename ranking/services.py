@@ -310,12 +310,16 @@ def _standing_places(game) -> dict[int, int]:
     return out
 
 
-def _human_seats(game) -> dict[int, int]:
-    """``{seat: user_id}`` of the game's human seats (a user, not a CPU), one seat per user."""
+def _human_players(game):
+    """The game's human ``GamePlayer`` rows (a user, not a CPU), in seat order (a queryset)."""
     from games.models import GamePlayer
 
-    humans = GamePlayer.objects.filter(game=game, cpu=False, user__isnull=False).order_by("seat")
-    return _first_seat_per_user(humans.values_list("seat", "user_id"))
+    return GamePlayer.objects.filter(game=game, cpu=False, user__isnull=False).order_by("seat")
+
+
+def _human_seats(game) -> dict[int, int]:
+    """``{seat: user_id}`` of the game's human seats (a user, not a CPU), one seat per user."""
+    return _first_seat_per_user(_human_players(game).values_list("seat", "user_id"))
 
 
 def _first_seat_per_user(seats) -> dict[int, int]:
@@ -518,7 +522,7 @@ def game_record(*, game_id: int) -> list:
     records in one insert, every recorded user's counts in one, their achievements in one: the same for
     any seat count; each achievement earned adds its award and XP rows.
     """
-    from games.models import Game, GamePlayer
+    from games.models import Game
     from ranking import achievements, gamelog
     from ranking.models import AchievementAward, GameRecord, RatingChange
 
@@ -530,7 +534,7 @@ def game_record(*, game_id: int) -> list:
         return []
     places = _standing_places(game)
     _record_lock(game.pk)  # before reading what is recorded: two runs for this game write one after the other
-    rows = list(GamePlayer.objects.filter(game=game, cpu=False, user__isnull=False).order_by("seat"))
+    rows = list(_human_players(game))
     players = {p.seat: p for p in rows}
     humans = {s: u for s, u in _first_seat_per_user((p.seat, p.user_id) for p in rows).items() if s in places}
     done = set(GameRecord.objects.filter(game=game).values_list("user_id", flat=True))
