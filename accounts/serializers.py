@@ -2,17 +2,21 @@
 
 from rest_framework import serializers
 
-from accounts.models import DISPLAY_NAME_MAX, User
+from accounts.models import DISPLAY_NAME_MAX
 from config.textpolicy import PolicyTextField
 
 
-class UserSerializer(serializers.ModelSerializer):
+# A plain Serializer with its fields spelled out, not a ModelSerializer: this shape is built inside every
+# ``room`` message and most answers, and a ModelSerializer derives its fields from the model afresh at every
+# use (about 0.5 ms each; bench/README.md "Room messages"). The same holds for rooms.serializers' Seat and Room.
+class UserSerializer(serializers.Serializer):
     """``user``: ``{id, username, display_name, is_guest}``."""
 
-    class Meta:
-        model = User
-        fields = ["id", "username", "display_name", "is_guest"]
-        read_only_fields = fields
+    id = serializers.IntegerField(read_only=True)
+    username = serializers.CharField(read_only=True,
+                                     help_text="Unique regardless of case; a guest has a generated `guest-…` one.")
+    display_name = serializers.CharField(read_only=True)
+    is_guest = serializers.BooleanField(read_only=True)
 
 
 class DisplayNameField(PolicyTextField):
@@ -69,10 +73,6 @@ class MeSerializer(UserSerializer):
     """``GET /api/me``: ``user`` + ``ratings: {"chinchirorin": {rating, games}, "chinchon": {...}}``."""
 
     ratings = serializers.SerializerMethodField()
-
-    class Meta(UserSerializer.Meta):
-        fields = UserSerializer.Meta.fields + ["ratings"]
-        read_only_fields = fields
 
     def get_ratings(self, user) -> dict[str, dict[str, int]]:
         from ranking.selectors import ratings_for_user

@@ -12,7 +12,7 @@ from config.textpolicy import PolicyTextField, names_told_apart
 from config.timefmt import DateTimeMsField
 from games.engine.errors import InvalidRules
 from games.engine.registry import get_engine
-from rooms.models import CPU_LEVELS, CPU_SPEEDS, GAME_CHOICES, SEATS_AUTO, ChatMessage, Room, RoomStatus, Seat
+from rooms.models import CPU_LEVELS, CPU_SPEEDS, GAME_CHOICES, SEATS_AUTO, ChatMessage, Room, RoomStatus
 from rooms.selectors import room_spectators
 
 GAMES = [g for g, _ in GAME_CHOICES]
@@ -94,17 +94,17 @@ class RulesField(serializers.Field):
         return value
 
 
-class SeatSerializer(serializers.ModelSerializer):
+# Plain serializers for the ``room`` shape, built at every room change: see accounts.serializers.UserSerializer.
+class SeatSerializer(serializers.Serializer):
     """``{index, user|null, cpu, cpu_level, connected, left}``; ``left``: the player left mid-game and the
     seat is played for until the game ends."""
 
-    user = UserSerializer(allow_null=True)
+    index = serializers.IntegerField(read_only=True)
+    user = UserSerializer(allow_null=True, read_only=True)
+    cpu = serializers.BooleanField(read_only=True)
+    cpu_level = serializers.CharField(allow_null=True, read_only=True)
     connected = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Seat
-        fields = ["index", "user", "cpu", "cpu_level", "connected", "left"]
-        read_only_fields = fields
+    left = serializers.BooleanField(read_only=True)
 
     def get_connected(self, seat) -> bool:
         return seat.connections > 0
@@ -117,7 +117,7 @@ class SpectatorSerializer(serializers.Serializer):
     display_name = serializers.CharField(source="user.display_name")
 
 
-class RoomSerializer(serializers.ModelSerializer):
+class RoomSerializer(serializers.Serializer):
     """``room``: ``{code, invite_url, game, host, seats, seats_auto, rules (every setting resolved),
     turn_seconds, ranked, cpu_level, cpu_speed, status, game_id, version, spectators_allowed,
     spectators}``. ``seats_auto``: created (or patched) with ``seats: "auto"``: the room offers the rules'
@@ -127,19 +127,22 @@ class RoomSerializer(serializers.ModelSerializer):
     shown with the suffix `` #<seat + 1>`` (``config.textpolicy``), host too. Context ``base_url``: see
     :func:`invite_url`."""
 
+    code = serializers.CharField(read_only=True)
     invite_url = serializers.SerializerMethodField()
-    game = serializers.CharField(source="game_name")
-    host = UserSerializer(allow_null=True)
+    game = serializers.CharField(source="game_name", read_only=True)
+    host = UserSerializer(allow_null=True, read_only=True)
     seats = serializers.SerializerMethodField()
+    seats_auto = serializers.BooleanField(read_only=True)
     rules = serializers.SerializerMethodField()
-    game_id = serializers.IntegerField(allow_null=True)
+    turn_seconds = serializers.IntegerField(allow_null=True, read_only=True)
+    ranked = serializers.BooleanField(read_only=True)
+    cpu_level = serializers.ChoiceField(choices=CPU_LEVELS, read_only=True)
+    cpu_speed = serializers.ChoiceField(choices=CPU_SPEEDS, read_only=True)
+    status = serializers.ChoiceField(choices=RoomStatus.choices, read_only=True)
+    game_id = serializers.IntegerField(allow_null=True, read_only=True)
+    version = serializers.IntegerField(read_only=True)
+    spectators_allowed = serializers.BooleanField(read_only=True)
     spectators = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Room
-        fields = ["code", "invite_url", "game", "host", "seats", "seats_auto", "rules", "turn_seconds", "ranked",
-                  "cpu_level", "cpu_speed", "status", "game_id", "version", "spectators_allowed", "spectators"]
-        read_only_fields = fields
 
     def get_invite_url(self, room) -> str:
         return invite_url(room.code, self.context.get("base_url"))
