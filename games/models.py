@@ -122,7 +122,9 @@ class GameAction(models.Model):
     BY_CHOICES = [("player", "player"), ("timeout", "timeout"), ("away", "away"), ("cpu", "cpu"),
                   ("system", "system")]
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="actions")
+    # No index of its own: the unique (game, seq) index serves every look-up by game, and each action's
+    # INSERT maintains one index fewer.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="actions", db_index=False)
     seq = models.PositiveIntegerField()
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     by = models.CharField(max_length=8, choices=BY_CHOICES)

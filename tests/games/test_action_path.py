@@ -272,3 +272,14 @@ def test_the_action_paths_statements_are_prepared_on_the_connection(make_client,
         prepared = [row[0] for row in cursor.fetchall()]
     assert any(s.startswith('SELECT "authtoken_token"') for s in prepared), [s[:60] for s in prepared]
     assert any(s.startswith('SELECT "games_gameplayer"') and "FOR UPDATE" in s for s in prepared), prepared
+
+
+@pytest.mark.django_db
+def test_the_action_log_keeps_one_index_on_its_game_the_unique_seq():
+    """Each action's INSERT into the log maintains every index of the table: the game's foreign key has no
+    index of its own, the unique (game_id, seq) one serves look-ups by game (migration games 0004)."""
+    with connection.cursor() as cursor:
+        found = connection.introspection.get_constraints(cursor, "games_gameaction")
+    on_game = {name: c["columns"] for name, c in found.items()
+               if (c["index"] or c["unique"]) and not c["foreign_key"] and c["columns"][:1] == ["game_id"]}
+    assert sorted(on_game.values()) == [["game_id", "seq"], ["game_id", "user_id", "action_id"]], on_game
