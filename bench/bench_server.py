@@ -562,17 +562,21 @@ def _run(coro):
 
 
 GET_REQUESTS_PER_CONNECTION = 50
+GET_CONNECTION_SECONDS = 1.0
 
 
 async def _hammer_me(servers: list[str], token: str, seconds: float, concurrency: int) -> tuple[int, int]:
     """``concurrency`` clients (keep-alive) each sending ``GET /api/me`` in a loop for ``seconds``, spread
     over the servers. Returns (answered 200, other answers).
 
-    Each client starts 20 ms after the one before and opens a new connection every
-    ``GET_REQUESTS_PER_CONNECTION`` requests: connections opened all at once all went to the one worker
-    process that woke first (asyncio accepts every pending connection of a wake-up), so one core served
-    the whole phase while the server's other worker idled; renewed connections land on the workers in turn
-    as they get busy (:func:`run_get_phase` reports the busiest worker's share)."""
+    Each client starts 20 ms after the one before and moves to a new connection (``Connection: close`` on
+    the last request of one) every ``GET_REQUESTS_PER_CONNECTION`` requests or ``GET_CONNECTION_SECONDS``,
+    whichever comes first (a new ``httpx.AsyncClient`` instead cost the client more than the GET):
+    connections opened all at once all went to the one worker process that woke first (asyncio accepts
+    every pending connection of a wake-up), so one core served the whole phase while the server's other
+    worker idled; renewed connections land on the workers in turn as they get busy (:func:`run_get_phase`
+    reports the busiest worker's share). On a slow machine (70 GET/s, 4 a second per client) a count alone
+    renewed nothing within a 10 s phase."""
     import httpx
 
     ok = bad = 0
@@ -581,17 +585,18 @@ async def _hammer_me(servers: list[str], token: str, seconds: float, concurrency
     async def one(i: int) -> None:
         nonlocal ok, bad
         await asyncio.sleep(i * 0.02)
-        while time.perf_counter() < end:
-            async with httpx.AsyncClient(base_url=servers[i % len(servers)], timeout=30,
-                                         headers={"Authorization": f"Token {token}"}) as http:
-                for _ in range(GET_REQUESTS_PER_CONNECTION):
-                    if time.perf_counter() >= end:
-                        break
-                    res = await http.get("/api/me")
-                    if res.status_code == 200:
-                        ok += 1
-                    else:
-                        bad += 1
+        async with httpx.AsyncClient(base_url=servers[i % len(servers)], timeout=30,
+                                     headers={"Authorization": f"Token {token}"}) as http:
+            sent, since = 0, time.perf_counter()
+            while (now := time.perf_counter()) < end:
+                # The last request of a connection asks the server to close it; the next opens a new one.
+                last = sent + 1 >= GET_REQUESTS_PER_CONNECTION or now - since >= GET_CONNECTION_SECONDS
+                res = await http.get("/api/me", headers={"Connection": "close"} if last else None)
+                sent, since = (0, time.perf_counter()) if last else (sent + 1, since)
+                if res.status_code == 200:
+                    ok += 1
+                else:
+                    bad += 1
 
     await asyncio.gather(*(one(i) for i in range(concurrency)))
     return ok, bad
