@@ -518,9 +518,10 @@ def game_record(*, game_id: int) -> list:
     description}}}``. Run :func:`game_rate` first (rating achievements read its result). Idempotent:
     returns the records created by this call (two runs for one game take turns: :func:`_record_lock`).
 
-    Queries: the game, the lock, the seats, what is recorded, the log, the rating changes, then the new
-    records in one insert, every recorded user's counts in one, their achievements in one: the same for
-    any seat count; each achievement earned adds its award and XP rows.
+    Queries: the game, the lock, the seats, what is recorded, the log, the rating changes (of a ranked
+    game: an unranked one has none), then the new records in one insert, every recorded user's counts in
+    one, their achievements in one: the same for any seat count; each achievement earned adds its award
+    and XP rows.
     """
     from games.models import Game
     from ranking import achievements, gamelog
@@ -548,7 +549,7 @@ def game_record(*, game_id: int) -> list:
             final[row.get("seat")] = row.get("points", row.get("score"))
     facts = gamelog.seat_facts(game.game, n_seats, _game_events(game), result.get("standing"))
     firsts = [s for s, p in places.items() if p == 1]
-    rated = {c.user_id: c for c in RatingChange.objects.filter(game=game)}
+    rated = {c.user_id: c for c in RatingChange.objects.filter(game=game)} if game.ranked else {}
     finished_at = game.finished_at or timezone.now()
     starting = (game.rules or {}).get("starting_points") if isinstance(game.rules, dict) else None
     created, seat_facts = [], {}
@@ -599,8 +600,12 @@ def game_record(*, game_id: int) -> list:
 def game_process_finished(*, game_id: int) -> dict:
     """What ``ranking.tasks.rate_game`` does: :func:`game_rate` then :func:`game_record`, each in its
     own transaction and idempotent. Returns ``{"rated": n changes, "recorded": n new records,
-    "recorded_ranked": how many of those are of a ranked game}``."""
-    changes = game_rate(game_id=game_id)
+    "recorded_ranked": how many of those are of a ranked game}``. An unranked game (most games) is never
+    rated: one query says so, rather than :func:`game_rate`'s transaction."""
+    from games.models import Game
+
+    ranked = Game.objects.filter(pk=game_id, ranked=True).exists()  # ``ranked`` is fixed at the start
+    changes = game_rate(game_id=game_id) if ranked else []
     records = game_record(game_id=game_id)
     return {"rated": len(changes), "recorded": len(records), "recorded_ranked": sum(1 for r in records if r.ranked)}
 

@@ -234,3 +234,20 @@ def test_only_a_ranked_game_recorded_goes_to_the_integrity_check(monkeypatch):
     assert rate_game(ranked.id) == {"rated": 2, "recorded": 2, "recorded_ranked": 2}
     assert rate_game(ranked.id) == {"rated": 2, "recorded": 0, "recorded_ranked": 0}  # again: nothing new
     assert checked == [ranked.id]
+
+
+@pytest.mark.django_db
+def test_an_unranked_game_is_recorded_without_touching_the_rating_tables():
+    """Most games are unranked: their processing records each seat and reads neither ratings nor rating
+    changes (one query tells the game is unranked, where game_rate's transaction used to)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    a, b = UserFactory(), UserFactory()
+    g = make_game(users=[a, b], places=[2, 1], ranked=False)
+    with CaptureQueriesContext(connection) as ctx:
+        assert services.game_process_finished(game_id=g.id) == {"rated": 0, "recorded": 2, "recorded_ranked": 0}
+    touched = [q["sql"] for q in ctx.captured_queries if '"ranking_rating' in q["sql"]]
+    assert touched == []
+    assert sorted(GameRecord.objects.filter(game=g).values_list("user_id", "outcome", "rated")) == sorted(
+        [(a.id, "loss", False), (b.id, "win", False)])
