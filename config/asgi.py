@@ -103,8 +103,10 @@ def settle_heap() -> int:
     every object alive now out of reach of the cyclic garbage collector (:func:`gc.freeze`): a full
     collection then walks only what this process made since. Without it a web worker's full collections
     walked every object of Django and the project: 137–200 ms each on the 2-core bench machine, while every
-    request and socket message of the process waited (bench/README.md "Garbage collection"). Objects that
-    live as long as the process lose nothing by it. Returns the count of objects frozen."""
+    request and socket message of the process waited (bench/README.md "Garbage collection"). What is alive
+    at startup is nearly all modules, classes and settings; a frozen object that becomes garbage is still
+    freed by reference counting (only a cycle among frozen objects would stay). Returns the count of
+    objects frozen."""
     from django.urls import get_resolver
 
     get_resolver().url_patterns  # noqa: B018 - the property imports every routed module
