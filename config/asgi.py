@@ -109,8 +109,7 @@ def settle_heap() -> int:
     objects frozen."""
     from django.urls import get_resolver
 
-    get_resolver().url_patterns  # noqa: B018 - the property imports every routed module
-    _websocket_routes()
+    get_resolver().url_patterns  # noqa: B018 - the property imports every routed module (the sockets' are)
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()

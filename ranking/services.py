@@ -431,9 +431,11 @@ def game_is_rated(game) -> bool:
     return len(humans) >= 2 and _human_acted(game) and not game_quit_too_early(game, humans)
 
 
-@transaction.atomic
 def game_rate(*, game_id: int) -> list:
     """Rate a finished ranked game once; returns its ``RatingChange`` rows (``[]`` when not rated).
+    Whether it is rated (:func:`game_is_rated`) is read before any transaction: it depends on the
+    finished game's own rows, which no longer change; an unrated game (every unranked one) costs that
+    read alone.
 
     Lock contract: the players' ``Rating`` rows (created at 1500/0 if missing) are locked with
     ``select_for_update`` in user-id order, then the game is checked for existing changes *under the lock*,
@@ -445,12 +447,19 @@ def game_rate(*, game_id: int) -> list:
     and a player all of whose pairs are over it gets no change (not rated).
     """
     from games.models import Game
-    from ranking import elo
-    from ranking.models import RatingChange
 
     game = Game.objects.filter(pk=game_id).first()
     if not game_is_rated(game):
         return []
+    with transaction.atomic():
+        return _rate(game)
+
+
+def _rate(game) -> list:
+    """:func:`game_rate`'s work for a rated ``game``, in its transaction."""
+    from ranking import elo
+    from ranking.models import RatingChange
+
     existing = list(RatingChange.objects.filter(game=game).order_by("seat"))
     if existing:
         return existing
@@ -600,12 +609,8 @@ def game_record(*, game_id: int) -> list:
 def game_process_finished(*, game_id: int) -> dict:
     """What ``ranking.tasks.rate_game`` does: :func:`game_rate` then :func:`game_record`, each in its
     own transaction and idempotent. Returns ``{"rated": n changes, "recorded": n new records,
-    "recorded_ranked": how many of those are of a ranked game}``. An unranked game (most games) is never
-    rated: one query says so, rather than :func:`game_rate`'s transaction."""
-    from games.models import Game
-
-    ranked = Game.objects.filter(pk=game_id, ranked=True).exists()  # ``ranked`` is fixed at the start
-    changes = game_rate(game_id=game_id) if ranked else []
+    "recorded_ranked": how many of those are of a ranked game}``."""
+    changes = game_rate(game_id=game_id)
     records = game_record(game_id=game_id)
     return {"rated": len(changes), "recorded": len(records), "recorded_ranked": sum(1 for r in records if r.ranked)}
 
