@@ -311,10 +311,17 @@ def _transition(ctx: _Ctx, seat: int | None, action: dict, by: str, user=None, a
 
 def _save(ctx: _Ctx) -> None:
     """Write the game, the new log rows and the changed players (one statement on PostgreSQL: see
-    :func:`_write`); register the after-commit side effects. The broadcast is built from what the
-    transaction holds in memory (state, players, events, views already built): no query after commit."""
+    :func:`_write`); register the after-commit side effects (:func:`_on_commit`)."""
     _write(ctx.game, ctx.new_actions, [ctx.players[seat] for seat in sorted(ctx.dirty_players)])
     ctx.new_actions = []
+    _on_commit(ctx)
+
+
+def _on_commit(ctx: _Ctx) -> None:
+    """Register what follows the commit of ``ctx``'s transaction: the metrics, the broadcast of its seqs and
+    presence changes, the timers, and ``game_finished`` when the game ended. The broadcast is built from
+    what the transaction holds in memory (state, players, events, views already built): no query after
+    commit."""
     game = ctx.game
     rows = [(seq, by, events) for seq, (by, events) in sorted(ctx.seqs.items())]
     players = [ctx.players[seat] for seat in sorted(ctx.players)]
@@ -554,31 +561,32 @@ def game_start(*, game: str, rules: dict, seats: list[dict], turn_seconds: int |
         state, stake_events = engine.stake(state, stakers)
         events = stake_events + events
     now = _now()
-    with transaction.atomic():
-        g = Game.objects.create(game=game, rules=engine.rules_to_dict(rules_obj), state=engine.to_dict(state),
-                                seq=0, status=Game.PLAYING, window=engine.window(state), seed=seed,
-                                turn_seconds=turn_seconds, cpu_speed=cpu_speed, ranked=bool(ranked),
-                                group=group or "", created_at=now)
-        rows = []
-        for i, s in enumerate(seats):
-            cpu = bool(s.get("cpu"))
-            rows.append(GamePlayer(game=g, seat=i, user=None if cpu else s.get("user"), cpu=cpu,
-                                   cpu_level=(s.get("cpu_level") or "normal") if cpu else None,
-                                   connected=not cpu and bool(s.get("connected"))))
+    # The game is complete (window, deadline, due time, an outcome) before its INSERT: no UPDATE after it.
+    g = Game(game=game, rules=engine.rules_to_dict(rules_obj), state=engine.to_dict(state), seq=0,
+             status=Game.PLAYING, window=engine.window(state), seed=seed, turn_seconds=turn_seconds,
+             cpu_speed=cpu_speed, ranked=bool(ranked), group=group or "", created_at=now)
+    rows = []
+    for i, s in enumerate(seats):
+        cpu = bool(s.get("cpu"))
+        rows.append(GamePlayer(game=g, seat=i, user=None if cpu else s.get("user"), cpu=cpu,
+                               cpu_level=(s.get("cpu_level") or "normal") if cpu else None,
+                               connected=not cpu and bool(s.get("connected"))))
+    ctx = _Ctx(game=g, engine=engine, state=state, players=dict(enumerate(rows)))
+    ctx.seqs[0] = (BY_SYSTEM, events)
+    outcome = engine.outcome(state)
+    if outcome is not None:  # not expected, but a game may be over at once
+        g.status, g.result, g.finished_at, ctx.finished = Game.FINISHED, outcome, now, True
+    _refresh_times(ctx, now, True)
+    # Inside a caller's transaction (a room's start) no savepoint: a failure here fails that transaction.
+    with transaction.atomic(savepoint=False):
+        g.save(force_insert=True)
         GamePlayer.objects.bulk_create(rows)  # one INSERT; it sets the ids on PostgreSQL and SQLite >= 3.35
         if any(p.pk is None for p in rows):  # an older SQLite: read them back
-            rows = list(GamePlayer.objects.filter(game=g).order_by("seat"))
-        players = dict(enumerate(rows))
+            ctx.players = dict(enumerate(GamePlayer.objects.filter(game=g).order_by("seat")))
         GameAction.objects.create(game=g, seq=0, seat=None, by=BY_SYSTEM, action={"type": "start"}, events=events,
                                   created_at=now)
-        game_coins.game_coins_post(game=g, players=players, seq=0, events=events)
-        ctx = _Ctx(game=g, engine=engine, state=state, players=players)
-        ctx.seqs[0] = (BY_SYSTEM, events)
-        outcome = engine.outcome(state)
-        if outcome is not None:  # not expected, but a game may be over at once
-            g.status, g.result, g.finished_at, ctx.finished = Game.FINISHED, outcome, now, True
-        _refresh_times(ctx, now, True)
-        _save(ctx)
+        game_coins.game_coins_post(game=g, players=ctx.players, seq=0, events=events)
+        _on_commit(ctx)
     return g
 
 

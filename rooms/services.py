@@ -52,7 +52,8 @@ _UNSET = object()
 def _changed(room: Room, *fields: str, seats: list[Seat] | None = None) -> None:
     """Save ``room`` with ``version + 1`` and broadcast it after the commit. The ``room`` message is built
     now, in the transaction, from the room as saved and its seats (``seats``: the room's seat rows, users
-    loaded, as saved; read here when not given; ``room.host`` read here if it is not loaded), so nothing
+    loaded, as saved; read here when not given; ``room.host`` taken from its seat, or read here when the
+    host is not seated and not loaded), so nothing
     is queried after the commit and the message is the state this transaction commits. Call it after the
     transaction's last change to the room and its seats. The ``room`` shape built is kept on the instance
     as ``room.saved_data`` (its ``invite_url`` without a base): the API answers it (``rooms.apis``) rather
@@ -66,6 +67,10 @@ def _changed(room: Room, *fields: str, seats: list[Seat] | None = None) -> None:
     room.save(update_fields=["version", "last_activity", *fields])
     if seats is None:
         seats = selectors.room_seats(room)
+    if room.host_id is not None and not Room.host.is_cached(room):  # a seated host: its row is in hand
+        host = next((s.user for s in seats if s.user_id == room.host_id), None)
+        if host is not None:
+            room.host = host
     room.saved_data = room_data(room, seats=seats)
     message = {"type": "room.update", "payload": {"type": "room", "room": room.saved_data}}
     group = room.group
@@ -171,9 +176,6 @@ def _finish(room: Room) -> None:
         room.host_id = nxt.user_id if nxt else None
     room.status = RoomStatus.CLOSED if not _humans(seats) else RoomStatus.FINISHED
     expanded = room.seats_auto and room.status == RoomStatus.FINISHED and _auto_expand(room)
-    host = next((s.user for s in seats if room.host_id and s.user_id == room.host_id), None)
-    if host is not None:
-        room.host = host  # the row in hand, for the broadcast
     # The broadcast is built from the seats in hand, unless seats were added just now.
     _changed(room, "status", "host", "seat_count", seats=None if expanded else seats)
 

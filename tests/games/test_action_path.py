@@ -21,6 +21,7 @@ pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="count
 
 ACTION_BUDGET = 5  # BEGIN, the locked read, the one write, COMMIT, and the token look-up
 ENDING_BUDGET = 10
+REMATCH_BUDGET = 9
 
 
 def _room_game(make_client, game: str, seats: int, rules: dict) -> tuple[Game, list]:
@@ -123,6 +124,32 @@ def test_the_action_ending_a_room_game_costs_at_most_ten_queries(kind, make_clie
     assert res.status_code == 200 and res.json()["status"] == "finished"
     assert Room.objects.get(game_id=game.pk).status == "finished"  # the room's receiver ran
     assert rating_enqueued == [game.pk]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["chinchirorin", "chinchon"])
+def test_a_rematch_writes_its_game_without_a_savepoint_an_update_or_a_host_read(kind, make_client,
+                                                                              django_assert_max_num_queries):
+    """A room's next game (``POST /api/rooms/{code}/rematch``): the token, BEGIN, the room locked, its seats,
+    one INSERT each for the game (its window, deadline and due time already set), its players and its log
+    row, the room's UPDATE, COMMIT. The seated host's row comes with the seats."""
+    game, clients = _room_game(make_client, kind, 2, {})
+    clients[1].post(f"/api/games/{game.pk}/actions", {"type": "resign", "seq": 0}, format="json")
+    room = Room.objects.get(game_id=game.pk)
+    with django_assert_max_num_queries(REMATCH_BUDGET) as captured:
+        res = clients[0].post(f"/api/rooms/{room.code}/rematch", {}, format="json")
+    assert res.status_code == 201, res.json()
+    # The test runs in a transaction: the room's own is the savepoint that stands for BEGIN and COMMIT.
+    outer = {"SAVEPOINT": "BEGIN", "RELEASE": "COMMIT"}
+    statements = [outer.get(sql.split(" ")[0]) or (f"{sql.split(' ')[0]} {sql.split(chr(34))[1]}" if '"' in sql else sql)
+                  for sql in (q["sql"] for q in captured.captured_queries)]
+    assert statements == ["SELECT authtoken_token", "BEGIN", "SELECT rooms_room", "SELECT rooms_seat",
+                          "INSERT games_game", "INSERT games_gameplayer", "INSERT games_gameaction",
+                          "UPDATE rooms_room", "COMMIT"], statements
+    new = Game.objects.get(pk=res.json()["game_id"])
+    assert (new.status, new.seq) == ("playing", 0)
+    assert new.window_opened_at == new.created_at  # the first window's times went in with the INSERT
+    assert res.json()["host"]["id"] == room.host_id
 
 
 @pytest.mark.django_db(transaction=True)
