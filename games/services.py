@@ -319,9 +319,10 @@ def _save(ctx: _Ctx) -> None:
 
 def _on_commit(ctx: _Ctx) -> None:
     """Register what follows the commit of ``ctx``'s transaction: the metrics, the broadcast of its seqs and
-    presence changes, the timers, and ``game_finished`` when the game ended. The broadcast is built from
-    what the transaction holds in memory (state, players, events, views already built): no query after
-    commit."""
+    presence changes, the timers, and ``game_finished`` when the game ended; a game that ended also sends
+    ``game_finishing`` now, in the transaction (after registering, so that what its receivers register
+    follows the game's broadcast). The broadcast is built from what the transaction holds in memory (state,
+    players, events, views already built): no query after commit."""
     game = ctx.game
     rows = [(seq, by, events) for seq, (by, events) in sorted(ctx.seqs.items())]
     players = [ctx.players[seat] for seat in sorted(ctx.players)]
@@ -346,6 +347,10 @@ def _on_commit(ctx: _Ctx) -> None:
             game_finished.send(sender=Game, game_id=game.pk)
 
     transaction.on_commit(after_commit)
+    if finished:
+        from games.signals import game_finishing
+
+        game_finishing.send(sender=Game, game_id=game.pk)
 
 
 def _write(game: Game, actions: list[GameAction], players: list[GamePlayer]) -> None:

@@ -3,7 +3,7 @@ from django.apps import AppConfig
 
 
 class RoomsConfig(AppConfig):
-    """Rooms app; :meth:`ready` connects to ``games.signals.game_finished``."""
+    """Rooms app; :meth:`ready` connects to ``games.signals.game_finishing``."""
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "rooms"

@@ -516,6 +516,25 @@ def room_create_ranked_for_queue(*, game: str, seats: int, users: list, rules: d
 
 
 # ----------------------------------------------------------------------------------------- game end
+def room_game_finishing(*, game_id: int) -> Room | None:
+    """In the transaction that ends game ``game_id`` (the game locked: ``games.signals.game_finishing``):
+    the room playing it becomes ``finished`` now, as :func:`room_game_ended` does, so that the room commits
+    with the game and the answer to the last action follows both. The room is locked with ``SKIP LOCKED``:
+    waiting here could deadlock with a transaction that holds the room and waits for the game (a socket
+    opening), so a room another transaction holds is finished after the commit instead
+    (:func:`room_game_ended`, which then waits its turn). ``None`` when no room plays it, or it was left
+    for after the commit."""
+    room = Room.objects.select_for_update(skip_locked=True).filter(game_id=game_id).first()
+    if room is None:
+        # Held by another transaction, or no room plays this game: settled after the commit, idempotently.
+        transaction.on_commit(lambda: room_game_ended(game_id=game_id))
+        return None
+    if room.status != RoomStatus.PLAYING:
+        return None
+    _finish(room)
+    return room
+
+
 @transaction.atomic
 def room_game_ended(*, game_id: int) -> Room | None:
     """The room whose current game ``game_id`` finished or was aborted becomes ``finished`` (closed with no
