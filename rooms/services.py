@@ -755,9 +755,12 @@ def room_close(*, room_id: int, by, reason: str) -> Room:
         return room
     before = room.status
     aborted = False
-    if room.status == RoomStatus.PLAYING and room.game_id is not None:
-        aborted = games_services.game_abort(game_id=room.game_id, reason="room_closed")
     room.status = RoomStatus.CLOSED
+    if before == RoomStatus.PLAYING and room.game_id is not None:
+        # Closed first: the abort's room_game_finishing (this transaction holds the room) then leaves it be,
+        # rather than finishing it and sending a ``finished`` room message ahead of the ``closed`` one.
+        room.save(update_fields=["status"])
+        aborted = games_services.game_abort(game_id=room.game_id, reason="room_closed")
     _changed(room, "status")
     audit_record(actor=by, action="room_close", target=room, reason=reason,
                  changes={"status": [before, RoomStatus.CLOSED]}, game_aborted=room.game_id if aborted else None)

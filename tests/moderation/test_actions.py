@@ -112,6 +112,7 @@ async def test_closing_a_room_aborts_its_game_and_closes_its_sockets_4404(table)
     kinds = [m["type"] for m in got]
     assert kinds[-1] == "room_closed"
     assert any(m["type"] == "room" and m["room"]["status"] == "closed" for m in got)
+    assert "finished" not in [m["room"]["status"] for m in got if m["type"] == "room"]  # closed, never finished first
     assert any(m["type"] == "game" and m["view"]["status"] == "aborted" for m in got)
 
     def after():
