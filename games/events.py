@@ -21,7 +21,6 @@ import os
 
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
-from django.db import transaction
 
 from games.models import Game
 from games.selectors import game_view, log_entries
@@ -55,15 +54,12 @@ def seat_share(message: dict, seat: int | None, user_id: int | None = None) -> d
 
 
 def group_send(group: str, message: dict) -> None:
-    """Send ``message`` to ``group`` now; errors are logged, never raised."""
-    if not group:
-        return
-    try:
-        layer = get_channel_layer()
-        if layer is not None:
-            async_to_sync(layer.group_send)(group, message)
-    except Exception:
-        log.exception("group_send to %s failed", group)
+    """Send ``message`` to ``group`` without making the caller wait: through :func:`publish`, so from a
+    request's thread a task on the server's event loop sends it (in the order of the calls, after the
+    messages published before it) and the HTTP answer does not wait for Redis; elsewhere (a Celery worker,
+    a command, the test client) it is sent before this returns. Errors are logged, never raised."""
+    if group:
+        publish(lambda: [(group, message)])
 
 
 def group_send_many(messages: list[tuple[str, dict]]) -> None:
@@ -87,11 +83,6 @@ async def _send_all(messages: list[tuple[str, dict]]) -> None:
     for (group, _msg), result in zip(messages, results, strict=True):
         if isinstance(result, BaseException):
             log.error("group_send to %s failed: %r", group, result)
-
-
-def group_send_on_commit(group: str, message: dict) -> None:
-    """Send ``message`` to ``group`` once the current transaction commits (at once outside one)."""
-    transaction.on_commit(lambda: group_send(group, message))
 
 
 def publish(build) -> None:

@@ -3,6 +3,7 @@ auth, for every action type of both games and for the action that ends a room's 
 answer going out before the broadcast is sent."""
 
 import asyncio
+import contextlib
 import json
 import random
 
@@ -152,6 +153,21 @@ def test_a_rematch_writes_its_game_without_a_savepoint_an_update_or_a_host_read(
     assert res.json()["host"]["id"] == room.host_id
 
 
+async def _asgi_post(application, path: str, token: str, body: dict) -> tuple[int, dict]:
+    """``POST path`` with ``body`` (JSON) and ``token`` through the ASGI ``application`` as a server
+    would call it (its event loop is this test's): ``(status, decoded body)``."""
+    raw = json.dumps(body).encode()
+    comm = ApplicationCommunicator(application, {
+        "type": "http", "http_version": "1.1", "method": "POST", "scheme": "http", "path": path,
+        "raw_path": path.encode(), "query_string": b"", "server": ("localhost", 80), "client": ("127.0.0.1", 9),
+        "headers": [(b"authorization", f"Token {token}".encode()), (b"content-type", b"application/json"),
+                    (b"content-length", str(len(raw)).encode()), (b"host", b"localhost")]})
+    await comm.send_input({"type": "http.request", "body": raw})
+    start = await comm.receive_output(timeout=20)
+    answer = await comm.receive_output(timeout=20)
+    return start["status"], json.loads(answer["body"])
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
     """The broadcast is sent by a task on the server's loop: here the layer's ``group_send`` blocks until
@@ -186,18 +202,10 @@ async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
 
     game, view, token = await database_sync_to_async(setup)()
     monkeypatch.setattr(events, "get_channel_layer", lambda: BlockingLayer())
-    body = json.dumps({**view["legal_actions"][0], "seq": view["seq"]}).encode()
-    path = f"/api/games/{game.pk}/actions"
-    comm = ApplicationCommunicator(application, {
-        "type": "http", "http_version": "1.1", "method": "POST", "scheme": "http", "path": path,
-        "raw_path": path.encode(), "query_string": b"", "server": ("localhost", 80), "client": ("127.0.0.1", 9),
-        "headers": [(b"authorization", f"Token {token}".encode()), (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()), (b"host", b"localhost")]})
-    await comm.send_input({"type": "http.request", "body": body})
-    start = await comm.receive_output(timeout=20)
-    answer = await comm.receive_output(timeout=20)
-    assert start["status"] == 200, answer
-    assert json.loads(answer["body"])["seq"] == view["seq"] + 1
+    status, answer = await _asgi_post(application, f"/api/games/{game.pk}/actions", token,
+                                      {**view["legal_actions"][0], "seq": view["seq"]})
+    assert status == 200, answer
+    assert answer["seq"] == view["seq"] + 1
     assert sent == []  # answered while every send was still waiting
     release.set()
     for _ in range(200):
@@ -310,3 +318,56 @@ def test_the_action_log_keeps_one_index_on_its_game_the_unique_seq():
     on_game = {name: c["columns"] for name, c in found.items()
                if (c["index"] or c["unique"]) and not c["foreign_key"] and c["columns"][:1] == ["game_id"]}
     assert sorted(on_game.values()) == [["game_id", "seq"], ["game_id", "user_id", "action_id"]], on_game
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_answers_ending_a_game_and_starting_the_next_do_not_wait_for_the_room_message(monkeypatch):
+    """The action that ends a room's game finishes the room in its transaction, and a rematch starts the
+    next game: each answer comes while the layer still holds every message (the ``room`` message too, not
+    only the game's), and once released the messages go in commit order: the game's, then the room's."""
+    from config.asgi import application
+
+    release, sent = asyncio.Event(), []
+
+    class BlockingLayer:
+        async def group_send(self, group, message):
+            with contextlib.suppress(TimeoutError):  # a caller that waited for the send gets its answer late
+                await asyncio.wait_for(release.wait(), 5)
+            sent.append(message["type"])
+
+    def setup():
+        from rest_framework.authtoken.models import Token
+
+        users = [UserFactory(), UserFactory()]
+        room = room_services.room_create(user=users[0], game="chinchirorin", seats=2, rules={})
+        room_services.room_join(code=room.code, user=users[1])
+        room_services.room_start(code=room.code, user=users[0])
+        room.refresh_from_db()
+        return room.code, room.game_id, [Token.objects.create(user=u).key for u in users]
+
+    code, game_id, tokens = await database_sync_to_async(setup)()
+    monkeypatch.setattr(events, "get_channel_layer", lambda: BlockingLayer())
+
+    async def released() -> list[str]:
+        release.set()
+        for _ in range(200):
+            if len(sent) >= 2:
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.1)
+        out = list(sent)
+        sent.clear()
+        release.clear()
+        return out
+
+    status, answer = await _asgi_post(application, f"/api/games/{game_id}/actions", tokens[1],
+                                      {"type": "resign", "seq": 0})
+    assert (status, answer["status"]) == (200, "finished")
+    assert sent == []  # answered while the game's and the room's messages were still waiting
+    assert await released() == ["game.update", "room.update"]
+    assert await database_sync_to_async(lambda: Room.objects.get(code=code).status)() == "finished"
+
+    status, answer = await _asgi_post(application, f"/api/rooms/{code}/rematch", tokens[0], {})
+    assert status == 201 and answer["game_id"] != game_id, answer
+    assert sent == []
+    assert await released() == ["game.update", "room.update"]
