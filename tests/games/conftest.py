@@ -28,13 +28,21 @@ def socket_shares(group: str, message: dict) -> list[tuple[str, dict]]:
 
 @pytest.fixture
 def sent(monkeypatch):
-    """Every channel-layer message the games app sends, as its sockets get it: a list of ``(group,
-    message)``, a broadcast split into each seat's share (:func:`socket_shares`)."""
+    """Every channel-layer message the games app sends (its broadcasts and presence), as its sockets get
+    it: a list of ``(group, message)``, a broadcast split into each seat's share (:func:`socket_shares`).
+    The other apps' messages (a room's, an achievement), which go out the same way, are not kept."""
     out = []
-    monkeypatch.setattr("games.events.group_send", lambda group, message: out.extend(socket_shares(group, message)))
-    monkeypatch.setattr("games.events.group_send_many",
-                        lambda messages: [out.extend(socket_shares(g, m)) for g, m in messages])
+
+    def keep(group: str, message: dict) -> None:
+        if message.get("type") in GAMES_MESSAGES:
+            out.extend(socket_shares(group, message))
+
+    monkeypatch.setattr("games.events.group_send", keep)
+    monkeypatch.setattr("games.events.group_send_many", lambda messages: [keep(g, m) for g, m in messages])
     return out
+
+
+GAMES_MESSAGES = frozenset({"game.update", "room.presence"})  # what games.events sends
 
 
 def expire(game: Game, seconds: float = 1.0) -> None:
