@@ -36,12 +36,13 @@ class SlottedASGIHandler(ASGIHandler):
     belong to one event loop (a server process has one); a handler used from a new loop makes new ones.
 
     One call to the thread: the middleware chain is built sync (:meth:`load_middleware`, as under WSGI)
-    and :meth:`respond` runs Django's sync ``get_response`` (the chain, the view, ``process_view``, the
-    rendering of DRF's responses) through one ``sync_to_async``. Django's own async path switched between
-    the event loop and that thread about six times a request (the chain; back to the loop at its
-    innermost sync middleware; then once each for every ``process_view``, the view and the rendering):
-    about 1 ms of CPU a request on the bench machine (bench/README.md "Server"). Every middleware here is
-    sync-capable and every view sync (DRF's), so nothing is adapted the other way.
+    and :meth:`respond` runs Django's sync ``get_response`` (the chain, ``process_view``, the view, the
+    rendering of DRF's responses, the log line of a 4xx/5xx) through one ``sync_to_async``. Django's own
+    async path left the event loop about six times a request (the chain, from which it came back to the
+    loop at the innermost sync middleware; then CSRF's ``process_view``, the view and the rendering, each
+    in the request's thread; the 4xx/5xx log line in another): web CPU per action 9.1–9.3 → 8.0–8.1 ms
+    (bench/README.md "Server", "One call to the request's thread"). Every middleware here is sync-capable
+    and every view sync (DRF's), so nothing is adapted the other way.
     """
 
     UNSLOTTED = frozenset({"/healthz", "/metrics"})

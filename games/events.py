@@ -55,9 +55,9 @@ def seat_share(message: dict, seat: int | None, user_id: int | None = None) -> d
 
 def group_send(group: str, message: dict) -> None:
     """Send ``message`` to ``group`` without making the caller wait: through :func:`publish`, so from a
-    request's thread a task on the server's event loop sends it (in the order of the calls, after the
-    messages published before it) and the HTTP answer does not wait for Redis; elsewhere (a Celery worker,
-    a command, the test client) it is sent before this returns. Errors are logged, never raised."""
+    request's thread a task on the server's event loop sends it (after every message published before it
+    in this process) and the HTTP answer does not wait for Redis; elsewhere (a Celery worker, a command,
+    the test client) it is sent before this returns. Errors are logged, never raised."""
     if group:
         publish(lambda: [(group, message)])
 
@@ -90,9 +90,13 @@ def publish(build) -> None:
 
     Called from a request's thread (Django's sync code under an ASGI server, after the commit): the
     messages are built and sent by a task on the server's event loop, and the HTTP answer goes at once.
-    With no such loop (a Celery worker, a management command, the test client) they are built and sent
-    here, before returning. Errors are logged, never raised. Tasks are kept until done (asyncio holds
-    only weak references to them)."""
+    The tasks send one after another, in the order of the calls (:func:`_send_lock`): a message never
+    overtakes one published before it in this process, whatever the channel layer (the list layer's
+    ``group_send`` takes several Redis round trips, which concurrent tasks would interleave). With no
+    such loop (a Celery worker, a management command, the test client) they are built and sent here,
+    before returning. Errors are logged, never raised. Tasks are kept until done (asyncio holds only weak
+    references to them); those still waiting when the server process stops are lost, as any message of
+    the layer may be: clients resync by ``seq`` and the room's ``version``."""
     loop = _server_loop()
     if loop is None:
         try:
@@ -109,17 +113,31 @@ def publish(build) -> None:
         except Exception:
             log.exception("building a broadcast failed")
             return
-        await _send_all(messages)
+        async with _send_lock(loop):
+            await _send_all(messages)
 
     def spawn() -> None:
         task = loop.create_task(build_and_send())
         _PENDING.add(task)
         task.add_done_callback(_PENDING.discard)
 
-    loop.call_soon_threadsafe(spawn)
+    try:
+        loop.call_soon_threadsafe(spawn)
+    except RuntimeError:  # the loop closed since it was found (the server stopping): nothing can be sent
+        log.warning("the event loop closed before a broadcast was handed to it")
 
 
 _PENDING: set = set()
+_SEND_LOCK: list = [None, None]  # [loop, its asyncio.Lock]
+
+
+def _send_lock(loop) -> asyncio.Lock:
+    """The lock that :func:`publish`'s tasks on ``loop`` send under, one at a time and first come, first
+    served (asyncio's lock is FIFO, and a task reaches it without awaiting anything before: in the order
+    the tasks were made). A new loop (tests) gets a new lock: asyncio's primitives keep to one loop."""
+    if _SEND_LOCK[0] is not loop:
+        _SEND_LOCK[:] = [loop, asyncio.Lock()]
+    return _SEND_LOCK[1]
 
 
 def _server_loop():

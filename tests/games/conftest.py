@@ -26,6 +26,9 @@ def socket_shares(group: str, message: dict) -> list[tuple[str, dict]]:
     return shares
 
 
+GAMES_MESSAGES = frozenset({"game.update", "room.presence"})  # the games app's own (games.events builds them)
+
+
 @pytest.fixture
 def sent(monkeypatch):
     """Every channel-layer message the games app sends (its broadcasts and presence), as its sockets get
@@ -40,9 +43,6 @@ def sent(monkeypatch):
     monkeypatch.setattr("games.events.group_send", keep)
     monkeypatch.setattr("games.events.group_send_many", lambda messages: [keep(g, m) for g, m in messages])
     return out
-
-
-GAMES_MESSAGES = frozenset({"game.update", "room.presence"})  # what games.events sends
 
 
 def expire(game: Game, seconds: float = 1.0) -> None:

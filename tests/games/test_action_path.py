@@ -16,6 +16,7 @@ from games import events, selectors
 from games.models import Game
 from rooms import services as room_services
 from rooms.models import Room
+from tests.asgi import http_scope
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="counts PostgreSQL's statements")
@@ -157,11 +158,9 @@ async def _asgi_post(application, path: str, token: str, body: dict) -> tuple[in
     """``POST path`` with ``body`` (JSON) and ``token`` through the ASGI ``application`` as a server
     would call it (its event loop is this test's): ``(status, decoded body)``."""
     raw = json.dumps(body).encode()
-    comm = ApplicationCommunicator(application, {
-        "type": "http", "http_version": "1.1", "method": "POST", "scheme": "http", "path": path,
-        "raw_path": path.encode(), "query_string": b"", "server": ("localhost", 80), "client": ("127.0.0.1", 9),
-        "headers": [(b"authorization", f"Token {token}".encode()), (b"content-type", b"application/json"),
-                    (b"content-length", str(len(raw)).encode()), (b"host", b"localhost")]})
+    comm = ApplicationCommunicator(application, http_scope(path, "POST", [
+        (b"authorization", f"Token {token}".encode()), (b"content-type", b"application/json"),
+        (b"content-length", str(len(raw)).encode())]))
     await comm.send_input({"type": "http.request", "body": raw})
     start = await comm.receive_output(timeout=20)
     answer = await comm.receive_output(timeout=20)

@@ -7,6 +7,8 @@ import pytest
 from asgiref.sync import SyncToAsync, iscoroutinefunction
 from asgiref.testing import ApplicationCommunicator
 
+from tests.asgi import http_scope
+
 # Around the request, not part of it: ASGIHandler sends request_started (sync receivers) and closes the
 # response (request_finished) from the event loop, each through one call.
 AROUND = {"Signal.asend.<locals>.sync_send", "HttpResponseBase.close"}
@@ -30,10 +32,7 @@ async def test_a_request_goes_to_its_thread_once(path, status, monkeypatch):
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(SyncToAsync, "__call__", recording)
-    comm = ApplicationCommunicator(application, {
-        "type": "http", "http_version": "1.1", "method": "GET", "scheme": "http", "path": path,
-        "raw_path": path.encode(), "query_string": b"", "server": ("localhost", 80), "client": ("127.0.0.1", 9),
-        "headers": [(b"host", b"localhost")]})
+    comm = ApplicationCommunicator(application, http_scope(path))
     await comm.send_input({"type": "http.request", "body": b""})
     start = await comm.receive_output(timeout=20)
     await comm.receive_output(timeout=20)

@@ -9,6 +9,7 @@ import pytest
 from asgiref.testing import ApplicationCommunicator
 
 from config.asgi import SlottedASGIHandler, django_asgi_app
+from tests.asgi import http_scope
 
 
 class _Gate:
@@ -32,12 +33,6 @@ class _Gate:
         return HttpResponse(request.path.encode())
 
 
-def _scope(path: str) -> dict:
-    return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET",
-            "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-            "headers": [(b"host", b"testserver")], "client": ("127.0.0.1", 1), "server": ("testserver", 80)}
-
-
 async def _answer(communicator) -> bytes:
     start = await communicator.receive_output(5)
     assert start["type"] == "http.response.start" and start["status"] == 200
@@ -46,7 +41,7 @@ async def _answer(communicator) -> bytes:
 
 
 async def _until(condition, what: str) -> None:
-    for _ in range(500):  # Django hops to threads before it reaches the slots: give it time
+    for _ in range(500):  # ASGIHandler sends request_started (a hop to a thread) before the slots: give it time
         if condition():
             return
         await asyncio.sleep(0.01)
@@ -59,12 +54,12 @@ async def test_requests_beyond_the_slots_wait_their_turn(monkeypatch, slots, mos
     monkeypatch.setattr(SlottedASGIHandler, "respond", lambda self, request: gate(self, request))
     handler = SlottedASGIHandler(slots)
     paths = [f"/r{i}" for i in range(5)]
-    communicators = [ApplicationCommunicator(handler, _scope(p)) for p in paths]
+    communicators = [ApplicationCommunicator(handler, http_scope(p)) for p in paths]
     for c in communicators:
         await c.send_input({"type": "http.request", "body": b"", "more_body": False})
     waiting = 5 - most
 
-    def settled() -> bool:  # every request in Django or queued for a slot (Django hops to threads first)
+    def settled() -> bool:  # every request in Django or queued for a slot (after request_started)
         queued = len(handler._semaphore._waiters or ()) if handler._semaphore is not None else 0
         return gate.inside + queued == 5
 
@@ -91,9 +86,9 @@ async def test_a_request_still_sending_its_body_holds_no_slot(monkeypatch):
     gate = _Gate()
     monkeypatch.setattr(SlottedASGIHandler, "respond", lambda self, request: gate(self, request))
     handler = SlottedASGIHandler(1)
-    slow = ApplicationCommunicator(handler, _scope("/slow"))
+    slow = ApplicationCommunicator(handler, http_scope("/slow"))
     await slow.send_input({"type": "http.request", "body": b"{", "more_body": True})  # and nothing more
-    quick = ApplicationCommunicator(handler, _scope("/quick"))
+    quick = ApplicationCommunicator(handler, http_scope("/quick"))
     await quick.send_input({"type": "http.request", "body": b"", "more_body": False})
     await _until(lambda: gate.inside == 1, "the complete request did not get the one slot")
     gate.release.set()
@@ -109,7 +104,7 @@ async def test_probes_take_no_slot(monkeypatch):
     gate = _Gate()
     monkeypatch.setattr(SlottedASGIHandler, "respond", lambda self, request: gate(self, request))
     handler = SlottedASGIHandler(1)
-    communicators = [ApplicationCommunicator(handler, _scope(p)) for p in ("/api/me", "/healthz", "/metrics")]
+    communicators = [ApplicationCommunicator(handler, http_scope(p)) for p in ("/api/me", "/healthz", "/metrics")]
     for c in communicators:
         await c.send_input({"type": "http.request", "body": b"", "more_body": False})
     await _until(lambda: gate.inside == 3, "a probe waited for the slot /api/me holds")
@@ -127,7 +122,7 @@ def test_a_new_event_loop_gets_its_own_slots(monkeypatch):
     async def two_requests() -> list[bytes]:  # the second waits for the first's slot
         gate = _Gate()
         monkeypatch.setattr(SlottedASGIHandler, "respond", lambda self, request: gate(self, request))
-        communicators = [ApplicationCommunicator(handler, _scope(p)) for p in ("/a", "/b")]
+        communicators = [ApplicationCommunicator(handler, http_scope(p)) for p in ("/a", "/b")]
         for c in communicators:
             await c.send_input({"type": "http.request", "body": b"", "more_body": False})
         await _until(lambda: gate.inside == 1 and len(handler._semaphore._waiters or ()) == 1,
@@ -148,7 +143,7 @@ async def test_a_request_without_a_slot_in_time_is_answered_503(monkeypatch):
     gate = _Gate()
     monkeypatch.setattr(SlottedASGIHandler, "respond", lambda self, request: gate(self, request))
     handler = SlottedASGIHandler(1, wait_seconds=0.2)
-    stuck, late = (ApplicationCommunicator(handler, _scope(p)) for p in ("/stuck", "/late"))
+    stuck, late = (ApplicationCommunicator(handler, http_scope(p)) for p in ("/stuck", "/late"))
     await stuck.send_input({"type": "http.request", "body": b"", "more_body": False})
     await _until(lambda: gate.inside == 1, "the first request did not get the slot")
     await late.send_input({"type": "http.request", "body": b"", "more_body": False})
