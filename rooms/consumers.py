@@ -275,6 +275,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.last_seen = time.monotonic()
         self.game_id: int | None = None  # the game of the last ``game`` message sent, and its seq
         self.last_seq = -1
+        self.room_version = -1  # the ``version`` of the last ``room`` message sent
         self.watchdog = None
         await self.accept()
         if self.user is None or not self.user.is_authenticated:
@@ -333,6 +334,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.base_url = scope_base_url(self.scope)
         room_msg, game_msg, seat = await db_call(_snapshot)(
             self.room_id, None if self.spectator else self.user.pk, self.base_url)
+        self.room_version = max(self.room_version, (room_msg.get("room") or {}).get("version", -1))
         await self.send_json(room_msg)
         if not self.spectator and seat != self.seat:  # moved (or unseated) since the connect looked
             if seat is None:
@@ -513,9 +515,21 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         """The new ``room``; a socket whose user no longer holds a seat (removed by the host, or left) is
         closed. A user moved to another seat (a ``seats: "auto"`` start puts the party in seats 0..k-1)
         follows it: the socket takes that seat's shares from then on and gets its current ``game`` (whose
-        broadcast went out before the move)."""
+        broadcast went out before the move).
+
+        A room message no newer than the last this socket sent (its ``version``; the connect snapshot's
+        included) is dropped: one published before the socket's snapshot was read can reach the group
+        after it (a busy process sends its messages in turn, and another process's may come first), and
+        it must neither take the client back to an older room nor, listing the seats as they were before
+        this user joined, close the socket as if the user had been unseated. Whether the user still holds
+        a seat is then read from the database before closing or moving."""
         payload = event["payload"]
         room = payload.get("room") or {}
+        version = room.get("version")
+        if isinstance(version, int):
+            if version <= self.room_version:
+                return
+            self.room_version = version
         if not settings.PUBLIC_URL and room.get("code"):  # broadcast with a path: made absolute for this socket
             payload = {**payload, "room": {**room, "invite_url": invite_url(room["code"], self.base_url)}}
         await self.send_json(payload)
@@ -528,12 +542,10 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             return
         seats = room.get("seats") or []
         mine = next((s.get("index") for s in seats if (s.get("user") or {}).get("id") == self.user.pk), None)
-        if mine is None:
-            await self.close(code=CLOSE_NOT_A_PLAYER)
-        elif mine != self.seat:
+        if mine != self.seat:
             # The seat the user holds now is read from the database, not taken from the message: a
             # room message that arrives late (or out of order) must never make this socket forward the
-            # views of a seat its user does not hold.
+            # views of a seat its user does not hold, nor close the socket of a user still seated.
             _room_msg, game_msg, mine = await db_call(_snapshot)(self.room_id, self.user.pk)
             if mine is None:
                 await self.close(code=CLOSE_NOT_A_PLAYER)

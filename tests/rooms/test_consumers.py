@@ -255,6 +255,30 @@ async def test_a_removed_player_socket_is_closed(players):
     assert await _closed_with_after_messages(b) == 4403
 
 
+async def test_a_room_message_older_than_the_sockets_snapshot_is_dropped(players):
+    """A ``room`` message published before a socket's snapshot was read can reach the room's group after
+    it (sends are handed to each server's loop, and another server's may come first). The socket drops it:
+    the client never goes back to an older room, and a message from before the user joined (not listing
+    them) does not close their socket. A newer one goes through."""
+    from channels.layers import get_channel_layer
+
+    room, host, other = players
+    b = await _open(room.code, other)
+    snapshot = (await _until(b, lambda m: m["type"] == "room"))[-1]["room"]
+    version = snapshot["version"]
+    before_join = {**snapshot, "version": version - 1,
+                   "seats": [{**s, "user": None} if s["index"] == 1 else s for s in snapshot["seats"]]}
+    layer = get_channel_layer()
+    group = f"room-{room.code}"
+    await layer.group_send(group, {"type": "room.update", "payload": {"type": "room", "room": before_join}})
+    await layer.group_send(group, {"type": "room.update", "payload": {"type": "room", "room": snapshot}})
+    assert await b.receive_nothing(timeout=0.5)  # both dropped: the socket stays open
+    newer = {**snapshot, "version": version + 1}
+    await layer.group_send(group, {"type": "room.update", "payload": {"type": "room", "room": newer}})
+    assert (await b.receive_json_from(timeout=TIMEOUT))["room"]["version"] == version + 1
+    await b.disconnect()
+
+
 async def _closed_with_after_messages(comm) -> int:
     for _ in range(10):
         out = await comm.receive_output(timeout=TIMEOUT)
