@@ -7,7 +7,6 @@ import os
 import time
 
 import django
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
@@ -17,8 +16,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
 
 class SlottedASGIHandler(ASGIHandler):
-    """Django's ASGI handler running each request's middleware, view and rendering in ONE call to the
-    request's thread, and letting at most ``slots`` requests of this process run the middleware and the
+    """Django's ASGI handler letting at most ``slots`` requests of this process run the middleware and the
     view at once (``WEB_REQUEST_SLOTS``, README "Serving"; 0: no limit); the others wait their turn on the
     event loop (asyncio's semaphore: first come, first served). The wait is observed in the
     ``chinchi_http_slot_wait_seconds`` histogram (the request duration histogram starts after it).
@@ -34,15 +32,6 @@ class SlottedASGIHandler(ASGIHandler):
     unavailable`` with ``Retry-After``, as one that waited that long for a database connection is (the
     slots stay full only while their requests are stuck, e.g. behind a row lock held for long). The slots
     belong to one event loop (a server process has one); a handler used from a new loop makes new ones.
-
-    One call to the thread: the middleware chain is built sync (:meth:`load_middleware`, as under WSGI)
-    and :meth:`respond` runs Django's sync ``get_response`` (the chain, ``process_view``, the view, the
-    rendering of DRF's responses, the log line of a 4xx/5xx) through one ``sync_to_async``. Django's own
-    async path left the event loop about six times a request (the chain, from which it came back to the
-    loop at the innermost sync middleware; then CSRF's ``process_view``, the view and the rendering, each
-    in the request's thread; the 4xx/5xx log line in another): web CPU per action 9.1–9.3 → 8.0–8.1 ms
-    (bench/README.md "Server", "One call to the request's thread"). Every middleware here is sync-capable
-    and every view sync (DRF's), so nothing is adapted the other way.
     """
 
     UNSLOTTED = frozenset({"/healthz", "/metrics"})
@@ -54,18 +43,9 @@ class SlottedASGIHandler(ASGIHandler):
         self._semaphore: asyncio.Semaphore | None = None
         self._loop: asyncio.AbstractEventLoop | None = None  # the semaphore's
 
-    def load_middleware(self, is_async=False):
-        """The chain as under WSGI, whatever the caller asks (:meth:`respond` runs it in one thread)."""
-        super().load_middleware(is_async=False)
-
-    async def respond(self, request):
-        """Django's sync ``get_response`` for ``request`` (middleware, view, rendering, logging a 4xx/5xx)
-        in the request's thread, in one hop from the event loop."""
-        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
-
     async def get_response_async(self, request):
         if self.slots <= 0 or request.path_info in self.UNSLOTTED:
-            return await self.respond(request)
+            return await super().get_response_async(request)
         loop = asyncio.get_running_loop()
         if self._loop is not loop:  # first request, or a new loop (tests): asyncio's primitives keep to one
             self._semaphore, self._loop = asyncio.Semaphore(self.slots), loop
@@ -82,7 +62,7 @@ class SlottedASGIHandler(ASGIHandler):
         finally:
             metrics.SLOT_WAIT_SECONDS.observe(time.perf_counter() - started)
         try:
-            return await self.respond(request)
+            return await super().get_response_async(request)
         finally:
             semaphore.release()
 

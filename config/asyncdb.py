@@ -9,12 +9,12 @@ and needs nothing from the thread it runs on), so it runs on a thread pool inste
 ends).
 
 That thread pool is this module's own (``SOCKET_DB_THREADS`` threads a process), not the event loop's
-default one, so that socket calls waiting for a connection from a dry pool never queue in front of
-anything else run there. When Django's async request path ran a request's ``log_response`` (every
-4xx/5xx answer) there while the request still held its connection, sharing it stalled everything until
-the socket calls' pool timeout (``DATABASE_POOL_TIMEOUT``, 10 s): a 10 s stall and a burst of 503s at 64
-Chinchirorin games, whose simultaneous bets end in many 409s while the games' endings close many sockets
-at once. (Requests now log in their own thread: ``config.asgi.SlottedASGIHandler``.)
+default one: Django itself runs work there that a request needs to finish while it still holds its
+database connection (``log_response`` of every 4xx/5xx answer, ``response_for_exception``). Sharing it,
+socket calls waiting for a connection from a dry pool filled it, the requests holding the connections
+waited behind them for ``log_response``, and nothing moved until the socket calls' pool timeout
+(``DATABASE_POOL_TIMEOUT``, 10 s): a 10 s stall and a burst of 503s, seen at 64 Chinchirorin games, whose
+simultaneous bets end in many 409s while the games' endings close many sockets at once.
 """
 
 import os

@@ -7,14 +7,15 @@ import json
 
 import pytest
 from asgiref.testing import ApplicationCommunicator
+from django.core.handlers.asgi import ASGIHandler
 
 from config.asgi import SlottedASGIHandler, django_asgi_app
 from tests.asgi import http_scope
 
 
 class _Gate:
-    """Stands in for the handler's ``respond`` (Django's work in the request's thread): counts the
-    requests inside it and holds each until released."""
+    """Stands in for Django's own ``get_response_async``: counts the requests inside it and holds each
+    until released."""
 
     def __init__(self):
         self.inside = 0
@@ -41,7 +42,7 @@ async def _answer(communicator) -> bytes:
 
 
 async def _until(condition, what: str) -> None:
-    for _ in range(500):  # ASGIHandler sends request_started (a hop to a thread) before the slots: give it time
+    for _ in range(500):  # Django hops to threads before it reaches the slots: give it time
         if condition():
             return
         await asyncio.sleep(0.01)
@@ -51,7 +52,7 @@ async def _until(condition, what: str) -> None:
 @pytest.mark.parametrize("slots, most", [(2, 2), (0, 5)])
 async def test_requests_beyond_the_slots_wait_their_turn(monkeypatch, slots, most):
     gate = _Gate()
-    monkeypatch.setattr(SlottedASGIHandler, "respond", lambda self, request: gate(self, request))
+    monkeypatch.setattr(ASGIHandler, "get_response_async", lambda self, request: gate(self, request))
     handler = SlottedASGIHandler(slots)
     paths = [f"/r{i}" for i in range(5)]
     communicators = [ApplicationCommunicator(handler, http_scope(p)) for p in paths]
@@ -59,7 +60,7 @@ async def test_requests_beyond_the_slots_wait_their_turn(monkeypatch, slots, mos
         await c.send_input({"type": "http.request", "body": b"", "more_body": False})
     waiting = 5 - most
 
-    def settled() -> bool:  # every request in Django or queued for a slot (after request_started)
+    def settled() -> bool:  # every request in Django or queued for a slot (Django hops to threads first)
         queued = len(handler._semaphore._waiters or ()) if handler._semaphore is not None else 0
         return gate.inside + queued == 5
 
@@ -84,7 +85,7 @@ def test_the_server_uses_the_setting(settings):
 
 async def test_a_request_still_sending_its_body_holds_no_slot(monkeypatch):
     gate = _Gate()
-    monkeypatch.setattr(SlottedASGIHandler, "respond", lambda self, request: gate(self, request))
+    monkeypatch.setattr(ASGIHandler, "get_response_async", lambda self, request: gate(self, request))
     handler = SlottedASGIHandler(1)
     slow = ApplicationCommunicator(handler, http_scope("/slow"))
     await slow.send_input({"type": "http.request", "body": b"{", "more_body": True})  # and nothing more
@@ -102,7 +103,7 @@ async def test_a_request_still_sending_its_body_holds_no_slot(monkeypatch):
 
 async def test_probes_take_no_slot(monkeypatch):
     gate = _Gate()
-    monkeypatch.setattr(SlottedASGIHandler, "respond", lambda self, request: gate(self, request))
+    monkeypatch.setattr(ASGIHandler, "get_response_async", lambda self, request: gate(self, request))
     handler = SlottedASGIHandler(1)
     communicators = [ApplicationCommunicator(handler, http_scope(p)) for p in ("/api/me", "/healthz", "/metrics")]
     for c in communicators:
@@ -121,7 +122,7 @@ def test_a_new_event_loop_gets_its_own_slots(monkeypatch):
 
     async def two_requests() -> list[bytes]:  # the second waits for the first's slot
         gate = _Gate()
-        monkeypatch.setattr(SlottedASGIHandler, "respond", lambda self, request: gate(self, request))
+        monkeypatch.setattr(ASGIHandler, "get_response_async", lambda self, request: gate(self, request))
         communicators = [ApplicationCommunicator(handler, http_scope(p)) for p in ("/a", "/b")]
         for c in communicators:
             await c.send_input({"type": "http.request", "body": b"", "more_body": False})
@@ -141,7 +142,7 @@ async def test_a_request_without_a_slot_in_time_is_answered_503(monkeypatch):
     others forever: past ``WEB_REQUEST_SLOT_WAIT_SECONDS`` a request is answered as for a database
     connection not found in time, and the slot holder still gets its answer."""
     gate = _Gate()
-    monkeypatch.setattr(SlottedASGIHandler, "respond", lambda self, request: gate(self, request))
+    monkeypatch.setattr(ASGIHandler, "get_response_async", lambda self, request: gate(self, request))
     handler = SlottedASGIHandler(1, wait_seconds=0.2)
     stuck, late = (ApplicationCommunicator(handler, http_scope(p)) for p in ("/stuck", "/late"))
     await stuck.send_input({"type": "http.request", "body": b"", "more_body": False})
