@@ -334,7 +334,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.base_url = scope_base_url(self.scope)
         room_msg, game_msg, seat = await db_call(_snapshot)(
             self.room_id, None if self.spectator else self.user.pk, self.base_url)
-        self.room_version = max(self.room_version, (room_msg.get("room") or {}).get("version", -1))
+        self.room_version = (room_msg.get("room") or {}).get("version", -1)
         await self.send_json(room_msg)
         if not self.spectator and seat != self.seat:  # moved (or unseated) since the connect looked
             if seat is None:

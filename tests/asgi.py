@@ -1,5 +1,5 @@
 """Calling the ASGI application as a server would, for tests that go through ``config.asgi`` (the request
-slots, the request path, the action answer)."""
+slots, the action's answer)."""
 
 
 def http_scope(path: str, method: str = "GET", headers: list[tuple[bytes, bytes]] | None = None) -> dict:

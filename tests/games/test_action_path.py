@@ -167,6 +167,20 @@ async def _asgi_post(application, path: str, token: str, body: dict) -> tuple[in
     return start["status"], json.loads(answer["body"])
 
 
+class _HeldLayer:
+    """A channel layer whose ``group_send`` holds each message until ``release`` is set (at most 5 s: a
+    caller that waited for its send gets its answer late instead of never), then records ``(group,
+    message)`` in ``sent``."""
+
+    def __init__(self):
+        self.release, self.sent = asyncio.Event(), []
+
+    async def group_send(self, group, message):
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.release.wait(), 5)
+        self.sent.append((group, message))
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
     """The broadcast is sent by a task on the server's loop: here the layer's ``group_send`` blocks until
@@ -174,12 +188,8 @@ async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
     spectators (each socket forwards its own share: rooms.consumers) when someone watches."""
     from config.asgi import application
 
-    release, sent = asyncio.Event(), []
-
-    class BlockingLayer:
-        async def group_send(self, group, message):
-            await release.wait()
-            sent.append((group, message))
+    layer = _HeldLayer()
+    release, sent = layer.release, layer.sent
 
     def setup():
         from rest_framework.authtoken.models import Token
@@ -200,7 +210,7 @@ async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
         return game, view, token
 
     game, view, token = await database_sync_to_async(setup)()
-    monkeypatch.setattr(events, "get_channel_layer", lambda: BlockingLayer())
+    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
     status, answer = await _asgi_post(application, f"/api/games/{game.pk}/actions", token,
                                       {**view["legal_actions"][0], "seq": view["seq"]})
     assert status == 200, answer
@@ -326,13 +336,8 @@ async def test_the_answers_ending_a_game_and_starting_the_next_do_not_wait_for_t
     only the game's), and once released the messages go in commit order: the game's, then the room's."""
     from config.asgi import application
 
-    release, sent = asyncio.Event(), []
-
-    class BlockingLayer:
-        async def group_send(self, group, message):
-            with contextlib.suppress(TimeoutError):  # a caller that waited for the send gets its answer late
-                await asyncio.wait_for(release.wait(), 5)
-            sent.append(message["type"])
+    layer = _HeldLayer()
+    release, sent = layer.release, layer.sent
 
     def setup():
         from rest_framework.authtoken.models import Token
@@ -345,7 +350,7 @@ async def test_the_answers_ending_a_game_and_starting_the_next_do_not_wait_for_t
         return room.code, room.game_id, [Token.objects.create(user=u).key for u in users]
 
     code, game_id, tokens = await database_sync_to_async(setup)()
-    monkeypatch.setattr(events, "get_channel_layer", lambda: BlockingLayer())
+    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
 
     async def released() -> list[str]:
         release.set()
@@ -354,7 +359,7 @@ async def test_the_answers_ending_a_game_and_starting_the_next_do_not_wait_for_t
                 break
             await asyncio.sleep(0.01)
         await asyncio.sleep(0.1)
-        out = list(sent)
+        out = [message["type"] for _group, message in sent]
         sent.clear()
         release.clear()
         return out
