@@ -15,13 +15,13 @@ resync by ``seq``.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 
+from config import fastjson
 from games.models import Game
 from games.selectors import game_view, log_entries
 
@@ -35,9 +35,10 @@ def game_share(payload: dict, user_id: int | None = None) -> dict:
     the rare case it must add or cut events), so a broadcast's channel-layer message, decoded by every
     socket of the room in the process, holds strings, not every seat's view as nested objects. ``user``
     lets a socket check that a seat's share is its own user's (a start that moves the party's seats
-    broadcasts the new game before the socket hears of its new seat)."""
+    broadcasts the new game before the socket hears of its new seat). The text is orjson's
+    (:mod:`config.fastjson`: compact, UTF-8)."""
     view = payload.get("view") or {}
-    return {"id": view.get("id"), "seq": view.get("seq", -1), "user": user_id, "text": json.dumps(payload)}
+    return {"id": view.get("id"), "seq": view.get("seq", -1), "user": user_id, "text": fastjson.dumps(payload)}
 
 
 def seat_share(message: dict, seat: int | None, user_id: int | None = None) -> dict | None:
