@@ -29,7 +29,7 @@ from typing import Any
 
 from django.apps import apps
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models import Case, Exists, F, OuterRef, Subquery, When
 from django.utils import timezone, translation
@@ -711,6 +711,15 @@ def _seen_key(game_id: int, user_id: int) -> str:
     return f"game-seen:{game_id}:{user_id}"
 
 
+@functools.cache
+def _presence_cache():
+    """The default cache, one instance per process for the presence times. Django's ``cache`` is one
+    instance per request context (a request's thread, under ASGI), and django-redis' first command in each
+    builds a Redis client: half of what :func:`game_note_seen` cost each action (bench/README.md "Server").
+    The Redis client is thread-safe and its connection pool shared, as with ``cache``."""
+    return caches.create_connection(DEFAULT_CACHE_ALIAS)
+
+
 def _present_until(ctx: _Ctx, seat: int, now: datetime) -> None:
     """A request by ``seat``'s player (REST): with no socket open, its seat stays present until now +
     ``PRESENCE_SECONDS`` (stored as ``disconnected_at``, from which the away grace counts); the row is
@@ -762,6 +771,7 @@ def game_note_seen(*, game_id: int, user, write: bool = True) -> None:
     if _noted_recently(game_id, user.pk, now):
         return  # and the row: its write follows a cache write, at most once per PRESENCE_WRITE_SECONDS
     try:
+        cache = _presence_cache()
         cache.set(_seen_key(game_id, user.pk), now.timestamp(), timeout=int(PRESENCE_SECONDS) + 1)
         if not write or not cache.add(f"{_seen_key(game_id, user.pk)}:w", 1, timeout=PRESENCE_WRITE_SECONDS):
             return
@@ -785,7 +795,7 @@ def _last_seen(game_id: int, user_id: int | None) -> datetime | None:
     if user_id is None:
         return None
     try:
-        at = cache.get(_seen_key(game_id, user_id))
+        at = _presence_cache().get(_seen_key(game_id, user_id))
     except Exception:  # noqa: BLE001 - no cache: as if not seen
         return None
     return datetime.fromtimestamp(at, tz=UTC) if isinstance(at, (int, float)) else None

@@ -5,6 +5,7 @@ Scheme ``hmac-sha256-seq-v1`` (API.md "fairness"): the rng of the transition tha
 ``n`` use msg ``"bot:" + str(n)``. The initial state (seq 0) is made with the rng of seq 0.
 """
 
+import functools
 import hashlib
 import hmac
 import random
@@ -35,5 +36,11 @@ def bot_rng(seed: bytes, seq: int) -> random.Random:
 
 
 def commitment(seed: bytes) -> str:
-    """sha256 of the seed bytes, lowercase hex: shown from the start of a game."""
+    """sha256 of the seed bytes (``bytes``-like), lowercase hex: shown from the start of a game. Cached
+    (a game's seed never changes, and every seat's view of every action shows it)."""
+    return _commitment(bytes(seed))
+
+
+@functools.lru_cache(maxsize=4096)
+def _commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()

@@ -109,8 +109,9 @@ def test_a_process_writes_a_players_time_at_most_every_5_s(make_client, clock, m
     then up to 5 s old); other players and games are written apart; after 5 s it is written again."""
     a, b = UserFactory(), UserFactory()
     game, other = GameFactory(seats=[human(a), human(b)]), GameFactory(seats=[human(a), human(b)])
-    writes, real_set = [], cache.set
-    monkeypatch.setattr(cache, "set", lambda key, value, timeout=None: writes.append((key, value))
+    presence = services._presence_cache()
+    writes, real_set = [], presence.set
+    monkeypatch.setattr(presence, "set", lambda key, value, timeout=None: writes.append((key, value))
                         or real_set(key, value, timeout))
     t0 = clock[0]
     for seconds in (0, 1, 4.9):
