@@ -30,8 +30,10 @@ from typing import Any
 from django.apps import apps
 from django.conf import settings
 from django.core.cache import DEFAULT_CACHE_ALIAS, caches
+from django.core.signals import setting_changed
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.db.models import Case, Exists, F, OuterRef, Subquery, When
+from django.dispatch import receiver
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 from psycopg.types.json import Jsonb
@@ -716,8 +718,15 @@ def _presence_cache():
     """The default cache, one instance per process for the presence times. Django's ``cache`` is one
     instance per request context (a request's thread, under ASGI), and django-redis' first command in each
     builds a Redis client: half of what :func:`game_note_seen` cost each action (bench/README.md "Server").
-    The Redis client is thread-safe and its connection pool shared, as with ``cache``."""
+    The Redis client is thread-safe and its connection pool shared, as with ``cache``. Made anew when the
+    ``CACHES`` setting changes (tests), as Django's are."""
     return caches.create_connection(DEFAULT_CACHE_ALIAS)
+
+
+@receiver(setting_changed)
+def _forget_presence_cache(*, setting: str, **kwargs) -> None:
+    if setting == "CACHES":
+        _presence_cache.cache_clear()
 
 
 def _present_until(ctx: _Ctx, seat: int, now: datetime) -> None:

@@ -35,3 +35,15 @@ def test_what_orjson_refuses_is_written_by_json_and_what_neither_can_encode_rais
     assert fastjson.dumps({"n": big}) == '{"n": 1180591620717411303424}'
     with pytest.raises(TypeError):
         fastjson.dumps({"x": object()})
+
+
+def test_other_values_nan_becomes_null_a_datetime_raises_as_with_json_a_cycle_raises_value_error():
+    import datetime
+
+    assert fastjson.dumps([float("nan"), float("inf")]) == "[null,null]"  # json writes NaN, which no parser takes
+    with pytest.raises(TypeError):
+        fastjson.dumps({"at": datetime.datetime(2026, 12, 2)})
+    loop = []
+    loop.append(loop)
+    with pytest.raises(ValueError):
+        fastjson.dumps(loop)

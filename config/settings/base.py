@@ -279,7 +279,8 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_TIME_LIMIT = 30
 CELERY_TASK_SOFT_TIME_LIMIT = 25
-CELERY_RESULT_EXPIRES = 3600
+if CELERY_RESULT_BACKEND:  # without a backend, Celery beat would schedule a daily cleanup that does nothing
+    CELERY_RESULT_EXPIRES = 3600
 # Nothing reads a task's result (timers, CPU moves, ratings act on the database): none is stored. Enqueuing
 # from a request thread then skips building the result backend, which Celery keeps per thread (each
 # request has a thread of its own): 4.5 -> 2.5 ms of CPU per enqueue (bench/README.md "Server").

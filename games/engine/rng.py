@@ -38,7 +38,7 @@ def bot_rng(seed: bytes, seq: int) -> random.Random:
 def commitment(seed: bytes) -> str:
     """sha256 of the seed bytes (``bytes``-like), lowercase hex: shown from the start of a game. Cached
     (a game's seed never changes, and every seat's view of every action shows it)."""
-    return _commitment(bytes(seed))
+    return _commitment(seed if isinstance(seed, bytes) else bytes(memoryview(seed)))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -125,3 +125,12 @@ def test_a_process_writes_a_players_time_at_most_every_5_s(make_client, clock, m
     assert times == [(f"game-seen:{game.pk}:{a.pk}", 0), (f"game-seen:{game.pk}:{b.pk}", 4.9),
                      (f"game-seen:{other.pk}:{a.pk}", 4.9), (f"game-seen:{game.pk}:{a.pk}", 5)]
     assert services._last_seen(game.pk, a.pk) == t0 + timedelta(seconds=5)
+
+
+def test_the_presence_cache_follows_a_change_of_the_caches_setting(settings):
+    """One cache instance per process (``services._presence_cache``), made anew when CACHES changes."""
+    before = services._presence_cache()
+    assert services._presence_cache() is before
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "other"}}
+    after = services._presence_cache()
+    assert after is not before and type(after).__name__ == "LocMemCache"
