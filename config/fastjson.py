@@ -1,6 +1,6 @@
-"""JSON text on the action path, through orjson (C; a game's view of about 1.3 KB encodes about ten times
-faster than with the standard library's ``json``, whose C encoder came out above building the seats'
-views in a profile of the server: bench/README.md "Server").
+"""JSON text on the action path, through orjson (C; a seat's ``game`` message of about 2 KB encodes in
+4 µs against 30 µs with the standard library's ``json``, whose encoder came out above building the
+seats' views in a profile of the server: bench/README.md "Server").
 
 The text is the same JSON value as ``json.dumps`` gives for what these paths carry (strings, integers,
 floats, booleans, null, lists and dicts; object keys in the same order; non-string keys made strings, as

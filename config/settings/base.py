@@ -282,8 +282,9 @@ CELERY_TASK_SOFT_TIME_LIMIT = 25
 if CELERY_RESULT_BACKEND:  # without a backend, Celery beat would schedule a daily cleanup that does nothing
     CELERY_RESULT_EXPIRES = 3600
 # Nothing reads a task's result (timers, CPU moves, ratings act on the database): none is stored. Enqueuing
-# from a request thread then skips building the result backend, which Celery keeps per thread (each
-# request has a thread of its own): 4.5 -> 2.5 ms of CPU per enqueue (bench/README.md "Server").
+# then skips the backend's per-task set-up: 4.5 -> 2.5 ms of CPU per enqueue from a request's thread; the
+# backend Celery still builds for the AsyncResult it returns is the disabled one above (bench/README.md
+# "Server").
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
