@@ -99,12 +99,28 @@ def _current_user(user_id: int, token_key: str | None, session_key: str | None):
         user = token.user if token is not None and token.user_id == user_id else None
     else:
         user = User.objects.filter(pk=user_id).first() if _session_alive(session_key) else None
+    return _in_good_standing(user)
+
+
+def _in_good_standing(user):
+    """``user``, or :class:`SocketRevoked` for none (signed out) or a banned or suspended one."""
     if user is None:
         raise SocketRevoked(CLOSE_SIGNED_OUT, SIGNED_OUT)
     refusal = user_standing(user)
     if refusal is not None:
         raise SocketRevoked(CLOSE_CODES[refusal["code"]], refusal)
     return user
+
+
+def _actor_and_game(room_id: int, user_id: int, token_key: str | None, session_key: str | None):
+    """``(user, game id)`` for an action on a socket of the room ``room_id``: the user as
+    :func:`_current_user` reads it (same refusals), and the id of the room's game now (``None``: no game).
+    One query for a token socket (the token, its user and the room's game together)."""
+    if token_key is None:
+        user = _current_user(user_id, token_key, session_key)
+        return user, Room.objects.filter(pk=room_id).values_list("game_id", flat=True).first()
+    token, game_id = selectors.socket_actor_get(key=token_key, room_id=room_id)
+    return _in_good_standing(token.user if token is not None and token.user_id == user_id else None), game_id
 
 
 def error_body(exc: Exception) -> dict:
@@ -190,11 +206,12 @@ def _watchable(code: str) -> tuple[int, str] | None:
 
 def _apply(room_id: int, creds: tuple, action, action_id) -> None:
     """Apply a socket action through the one write path, for the user of ``creds`` (see
-    :func:`_current_user`) as the user is now."""
-    user = _current_user(*creds)
+    :func:`_current_user`) as the user is now, to the room's game now. Five queries for a token socket, as
+    the REST action: the token with the room's game (:func:`_actor_and_game`), then
+    ``game_apply_action``'s four."""
+    user, game_id = _actor_and_game(room_id, *creds)
     if not isinstance(action, dict):
         raise ApiError("invalid_action", "action must be an object {type, seq, ...}.", 400)
-    game_id = Room.objects.filter(pk=room_id).values_list("game_id", flat=True).first()
     if game_id is None:
         raise ApiError("not_found", "No game in this room.", 404)
     body = dict(action)

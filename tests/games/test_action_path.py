@@ -375,3 +375,40 @@ async def test_the_answers_ending_a_game_and_starting_the_next_do_not_wait_for_t
     assert status == 201 and answer["game_id"] != game_id, answer
     assert sent == []
     assert await released() == ["game.update", "room.update"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("kind", ["chinchirorin", "chinchon"])
+def test_a_socket_action_costs_what_the_rest_action_costs(kind, make_client, django_assert_max_num_queries):
+    """An action sent on a token socket (``rooms.consumers._apply``, what the consumer runs in its thread)
+    keeps the REST budget: the token, its user and the room's game now in one read, then the service's
+    four; the game-ending one the ending budget. After a rematch the same socket acts on the new game."""
+    from rooms.consumers import _apply
+
+    game, clients = _room_game(make_client, kind, 2, {})
+    room = Room.objects.get(game_id=game.pk)
+    creds = [(c.user.pk, c.token, None) for c in clients]
+    rng = random.Random(7)
+    for n in range(12):
+        views = [selectors.game_view(game=game, seat=s) for s in (0, 1)]
+        seat = next(s for s in (0, 1) if views[s]["legal_actions"])
+        legal = [a for a in views[seat]["legal_actions"] if a["type"] != "resign"]
+        with django_assert_max_num_queries(ACTION_BUDGET) as captured:
+            _apply(room.pk, creds[seat], {**rng.choice(legal), "seq": views[seat]["seq"]}, f"s{n}")
+        assert [q["sql"].split('"')[1] for q in captured.captured_queries][:1] == ["authtoken_token"]
+        game.refresh_from_db()
+        assert game.seq == views[seat]["seq"] + 1
+        if game.status != Game.PLAYING:
+            break
+    with django_assert_max_num_queries(ENDING_BUDGET):
+        _apply(room.pk, creds[1], {"type": "resign", "seq": game.seq}, "end")
+    game.refresh_from_db()
+    assert game.status == Game.FINISHED
+    res = clients[0].post(f"/api/rooms/{room.code}/rematch", {}, format="json")
+    assert res.status_code == 201, res.json()
+    new = Game.objects.get(pk=res.json()["game_id"])
+    view = next(v for v in (selectors.game_view(game=new, seat=s) for s in (0, 1)) if v["legal_actions"])
+    with django_assert_max_num_queries(ACTION_BUDGET):
+        _apply(room.pk, creds[view["you"]], {**view["legal_actions"][0], "seq": view["seq"]}, "after-rematch")
+    new.refresh_from_db()
+    assert new.seq == view["seq"] + 1
