@@ -27,13 +27,18 @@ What it does, in order (every process it starts is stopped on exit, also on Ctrl
    whole phase, and every seat stops acting ``--closed-seconds`` (think 0) or ``--play-seconds`` after
    the start (``--single-game``: one game a room, and a think-0 phase lasts until every game ended, the
    games in play falling from N as they end). Seats choose among ``legal_actions``
-   (``409 stale_seq`` retried at once from the body's view); no CPU seats, ``turn_seconds`` null, so the
+   (``409 stale_seq`` retried at once from the body's view), and send them as ``POST
+   /api/games/{id}/actions`` or, for ``--actions socket``, on their sockets as the play page does (a phase
+   per way asked: ``rest,socket`` runs both; a socket action is applied unless its socket answers an
+   ``error`` naming its ``action_id``, and its "answer" is the actor's own socket getting its seq); no
+   CPU seats, ``turn_seconds`` null, so the
    service is measured, not the bots. With ``--think 0`` a seat acts as soon as its view awaits it (the
    server's throughput: actions/s, CPU per action); with ``LOW-HIGH`` it first waits a random time in that
    range, as a quick player would (the delivery latency under a given load). Seat i of a game plays through
    server i mod ``--servers``. The games are played concurrently in one asyncio process (uvloop). This
    script times the demo client without changing its play: its ``httpx.AsyncClient`` is replaced by a
-   subclass that times ``POST /api/games/{id}/actions`` and its socket reader sees the sockets through a
+   subclass that times ``POST /api/games/{id}/actions``, its ``send_action`` is wrapped to stamp a socket
+   action's send, and its socket reader sees the sockets through a
    proxy that stamps each ``game`` message's arrival (its view's seq and the seqs of its events).
    Measured: actions applied per second (applied actions / time from the first action POST sent to the
    last one answered), and for every applied action the latency from sending its POST to the moment
@@ -368,8 +373,11 @@ class Recorder:
     does not compete with the server for the CPU during the measured window."""
 
     refused: collections.Counter = field(default_factory=collections.Counter)  # 4xx code -> count
-    last_answer: float = 0.0  # when the last applied action's POST was answered, in any game
+    via: str = "rest"  # how the phase's seats send their actions: rest (POST) or socket
+    last_answer: float = 0.0  # when the last applied action's POST was answered (socket: sent), in any game
     _raw_posts: list[tuple[int, float, float, str, bytes]] = field(default_factory=list)  # game, t0, t1, type, body
+    _sends: list[tuple[int, str, float, int, str, str]] = field(default_factory=list)  # game, socket key, t0, seq, type, action_id
+    _refused_ids: set = field(default_factory=set)  # (socket key, action_id) answered with an error
     _raw_arrivals: list[tuple[str, float, str | bytes]] = field(default_factory=list)  # socket key, t, message
     _posts: list[tuple[int, int, float, float, str]] = field(default_factory=list)  # game, seq, t0, t1, type
     _arrivals: dict[int, dict[str, dict[int, float]]] = field(
@@ -380,6 +388,12 @@ class Recorder:
         """An applied action's POST: sent at ``t0``, answered at ``t1`` with ``body`` (its view)."""
         self._raw_posts.append((game_id, t0, t1, kind, body))
         self.last_answer = max(self.last_answer, t1)
+
+    def sent(self, game_id: int, key: str, t0: float, seq: int, kind: str, action_id: str) -> None:
+        """An action sent at ``t0`` on the socket ``key`` at ``seq`` with ``action_id``; applied (as ``seq`` + 1)
+        unless that socket answers an ``error`` naming the ``action_id`` (known once the seats stopped)."""
+        self._sends.append((game_id, key, t0, seq, kind, action_id))
+        self.last_answer = max(self.last_answer, t0)
 
     def arrived(self, key: str, raw) -> None:
         """A socket message, as received by the socket ``key`` now."""
@@ -404,11 +418,23 @@ class Recorder:
                 got.setdefault(view["seq"], t)
                 for ev in msg.get("events") or []:  # a message may carry the events of seqs before its view's
                     got.setdefault(ev.get("seq"), t)
+                if self.via == "socket":  # no answer to read the seq from: the highest seq any socket has
+                    self._final_seq[view["id"]] = max(view["seq"], self._final_seq.get(view["id"], -1))
+            elif msg.get("type") == "error" and isinstance(msg.get("action_id"), str):
+                self._refused_ids.add((key, msg["action_id"]))
+                self.refused[msg.get("code")] += 1
 
     @property
     def posts(self) -> list[tuple[int, int, float, float, str]]:
-        """``(game id, seq, t0, t1, action type)`` of each applied action."""
+        """``(game id, seq, t0, t1, action type)`` of each applied action. Read once the seats stopped and
+        their sockets have every seq: a socket action is applied (as ``seq`` + 1, ``t1`` the moment the
+        actor's own socket got it: NaN if it never did) unless its socket refused it."""
         self.settle()
+        sends, self._sends = self._sends, []
+        for game_id, key, t0, seq, kind, action_id in sends:
+            if (key, action_id) not in self._refused_ids:
+                t1 = self._arrivals[game_id][key].get(seq + 1, float("nan"))
+                self._posts.append((game_id, seq + 1, t0, t1, kind))
         return self._posts
 
     @property
@@ -426,7 +452,8 @@ class Recorder:
     def clear(self) -> None:
         self.refused.clear()
         self.last_answer = 0.0
-        for store in (self._raw_posts, self._raw_arrivals, self._posts, self._arrivals, self._final_seq):
+        for store in (self._raw_posts, self._raw_arrivals, self._posts, self._arrivals, self._final_seq, self._sends,
+                      self._refused_ids):
             store.clear()
 
 
@@ -435,8 +462,8 @@ REC = Recorder()
 
 def install_timing() -> None:
     """Time :mod:`rooms.demo_client` without changing its play: a timing ``httpx.AsyncClient``, a socket
-    proxy that stamps arrivals, and a seat that, once its game is over, waits (≤ 10 s) for its own socket
-    to deliver the final seq before the client closes it."""
+    proxy that stamps arrivals, the socket actions' sends stamped, and a seat that, once its game is over,
+    waits (≤ 10 s) for its own socket to deliver the final seq before the client closes it."""
     import httpx
 
     from rooms import demo_client
@@ -475,8 +502,17 @@ def install_timing() -> None:
     async def timed_reader(client, ws, changed, ready):
         await reader(client, TimedSocket(ws, client.token), changed, ready)
 
+    send = demo_client.send_action
+
+    async def timed_send(client, game_id, message):
+        t0 = time.perf_counter()
+        await send(client, game_id, message)
+        REC.sent(game_id, client.token, t0, message["action"]["seq"], message["action"].get("type"),
+                 message["action_id"])
+
     demo_client.httpx = types.SimpleNamespace(AsyncClient=TimedAsyncClient, Response=httpx.Response)
     demo_client._socket_reader = timed_reader
+    demo_client.send_action = timed_send
 
 
 async def drain(clients: list, game_id: int) -> None:
@@ -498,12 +534,14 @@ async def drain(clients: list, game_id: int) -> None:
 
 async def play_phase(servers: list[str], game: str, n: int, seats_cycle: list[int], timeout: float, seed: int,
                      rules: dict, ramp: float = 0.0, think: tuple[float, float] | None = None,
-                     play_seconds: float | None = None, rematch: bool = False, on_go=None) -> dict:
+                     play_seconds: float | None = None, rematch: bool = False, on_go=None,
+                     actions: str = "rest") -> dict:
     """N rooms set up (guests, room, joins, every seat's socket open; a room every ``ramp`` s), then their
     games started together: ``on_go()`` is called at that moment (the measured part begins). ``think``:
     the seats' thinking time per decision; ``play_seconds``: the seats stop acting that long after the
     start (unfinished games are left as they are); ``rematch``: a room whose game ended starts the next
-    one at once (its host's ``rematch``), so that N games are in play until ``play_seconds``. Returns
+    one at once (its host's ``rematch``), so that N games are in play until ``play_seconds``; ``actions``:
+    the seats POST their actions (``rest``) or send them on their sockets (``socket``). Returns
     ``{seats, results, setup}``, a result per room (:func:`rooms.demo_client.play_game`)."""
     from rooms.demo_client import play_game
 
@@ -543,7 +581,7 @@ async def play_phase(servers: list[str], game: str, n: int, seats_cycle: list[in
         try:
             return await play_game(servers[k], game=game, seats=s, rules=rules, seed=seed + i, timeout=timeout,
                                    servers=servers[k:] + servers[:k], think=think, before_start=before_start,
-                                   stop=stop, rematch=rematch, before_close=drain)
+                                   stop=stop, rematch=rematch, before_close=drain, actions=actions)
         finally:
             if not waited:
                 one_settled()
@@ -714,11 +752,15 @@ def phase_seconds(args, think: tuple[float, float] | None) -> float | None:
     return None if args.single_game else args.closed_seconds
 
 
-def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: tuple[float, float] | None) -> dict:
+def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: tuple[float, float] | None,
+              via: str = "rest") -> dict:
     """One phase: N games of ``game`` set up, started together, played (with ``think``, for at most
-    ``--play-seconds``). The measured window runs from the start to the last action answered: actions/s,
-    the web processes' CPU in that window, fan-out latencies of the actions in it."""
+    ``--play-seconds``; the seats' actions POSTed, ``via`` rest, or sent on their sockets, ``via`` socket).
+    The measured window runs from the start to the last action answered (a socket action: to the last one
+    sent or answered on the actor's socket): actions/s, the web processes' CPU in that window, fan-out
+    latencies of the actions in it."""
     REC.clear()
+    REC.via = via
     client0, wall0 = time.process_time(), time.perf_counter()
     load0 = os.getloadavg()[0]
     marks: dict = {}
@@ -733,7 +775,7 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
     with CpuSampler(stack) as cpu:
         coro = play_phase(servers, game, n, args.seats, args.timeout, args.seed, args.rules[game], args.ramp,
                           think=think, play_seconds=phase_seconds(args, think), rematch=not args.single_game,
-                          on_go=on_go)
+                          on_go=on_go, actions=via)
         phase = _run(coro)
     wall = time.perf_counter() - wall0
     per0 = marks.get("per_process_go", {})
@@ -753,14 +795,14 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
         log(f"{game}: {left} unfinished games ended (aborted in the database)")
     posts = list(REC.posts)
     lat, missed = fanout_latencies([(g, s, t0) for g, s, t0, _t1, _k in posts], REC.arrivals, seats_of)
-    http = [t1 - t0 for _g, _s, t0, t1, _k in posts]
+    http = [t1 - t0 for _g, _s, t0, t1, _k in posts if t1 == t1]  # NaN: the actor's socket never got it
     first = min((p[2] for p in posts), default=float("nan"))
-    last = max((p[3] for p in posts), default=float("nan"))
+    last = max((t for p in posts for t in (p[2], p[3]) if t == t), default=float("nan"))
     span = last - first
     go = marks.get("go", first)
     server_cpu = cpu.between(go, last) if posts else float("nan")
     return {
-        "game": game, "n": n, "think": think, "seats": phase["seats"], "games": len(seats_of),
+        "game": game, "n": n, "think": think, "via": via, "seats": phase["seats"], "games": len(seats_of),
         "finished": sum(1 for g in games_played if g["status"] == "finished"),
         "failed": len(failed), "setup": phase["setup"],
         "actions": len(posts), "server_seq_total": sum(g["seq"] for g in games_played), "span": span, "wall": wall,
@@ -927,22 +969,23 @@ def report_ratios(phases: list[dict], gets: list[dict]) -> str:
         return ""
     get_rate = sum(g["rate"] for g in gets) / len(gets)
     get_cpu = sum(g["cpu_per_request"] for g in gets) / len(gets)
-    rows = [[p["game"], p["n"], think_text(p["think"]), f"{p['rate']:.1f}", f"{get_rate:.0f}",
+    rows = [[p["game"], p["n"], think_text(p["think"]), p["via"], f"{p['rate']:.1f}", f"{get_rate:.0f}",
              f"{p['rate'] / get_rate:.2f}", f"{p['server_cpu'] * 1000 / max(1, p['actions']):.2f}",
              f"{get_cpu * 1000:.2f}", f"{p['server_cpu'] / max(1, p['actions']) / get_cpu:.2f}"] for p in phases]
-    return table(["game", "N", "think", "actions/s", "GET/s", "actions/s ÷ GET/s", "CPU ms/action", "CPU ms/GET",
+    return table(["game", "N", "think", "actions", "actions/s", "GET/s", "actions/s ÷ GET/s", "CPU ms/action", "CPU ms/GET",
                   "CPU action ÷ GET"], rows)
 
 
 def report_phases(phases: list[dict], args) -> str:
-    headers = ["game", "N", "think", "seats", "set-up s", "games finished/played", "actions", "actions/s", "p50 ms", "p95 ms",
-               "p99 ms", "max ms", "missed", "HTTP p50 ms", "409/4xx", "server CPU ms/action", "load"]
+    headers = ["game", "N", "think", "via", "seats", "set-up s", "games finished/played", "actions", "actions/s", "p50 ms",
+               "p95 ms", "p99 ms", "max ms", "missed", "answer p50 ms", "409/4xx", "server CPU ms/action", "load"]
     rows = []
     for p in phases:
         lat, http = p["latency"], p["http"]
         seats = "/".join(str(s) for s in sorted(set(p["seats"])))
         refused = sum(p["refused"].values())
-        rows.append([p["game"], p["n"], think_text(p["think"]), seats, f"{p['setup']:.1f}", f"{p['finished']}/{p['games']}",
+        rows.append([p["game"], p["n"], think_text(p["think"]), p["via"], seats, f"{p['setup']:.1f}",
+                     f"{p['finished']}/{p['games']}",
                      p["actions"], f"{p['rate']:.1f}",
                      ms(lat["p50"]), ms(lat["p95"]), ms(lat["p99"]), ms(lat["max"]), p["missed"], ms(http["p50"]),
                      refused, f"{p['server_cpu'] * 1000 / max(1, p['actions']):.1f}",
@@ -1011,6 +1054,9 @@ def parse_args(argv=None):
     ap.add_argument("--chinchon-rules", default="{}", help='room settings, JSON (e.g. \'{"elimination": 50}\')')
     ap.add_argument("--conn-max-age", help="CONN_MAX_AGE for the server (default: the service's, 0)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the clients' choices")
+    ap.add_argument("--actions", default="rest",
+                    help="how the seats send their actions, a phase each: rest (POST), socket (as the play page "
+                         "does), or rest,socket (default rest)")
     ap.add_argument("--timer-games", type=int, default=0,
                     help="also K 2-seat games with 30 s turns nobody plays: the timers' work, checked at the end")
     ap.add_argument("--timer-seconds", type=float, default=150.0,
@@ -1033,6 +1079,9 @@ def parse_args(argv=None):
     if any(t is not None and (len(t) != 2 or not 0 <= t[0] <= t[1]) for t in args.think):
         ap.error("--think: items 0 or LOW-HIGH with 0 <= LOW <= HIGH")
     args.query_seats = [int(s) for s in args.query_seats.split(",") if s]
+    args.actions = [a.strip() for a in args.actions.split(",") if a.strip()]
+    if not args.actions or any(a not in ("rest", "socket") for a in args.actions):
+        ap.error("--actions: rest, socket or rest,socket")
     args.rules = {"chinchirorin": json.loads(args.chinchirorin_rules), "chinchon": json.loads(args.chinchon_rules)}
     if not re.fullmatch(r"\w+", args.db):
         ap.error("--db: letters, digits and _ only")
@@ -1077,13 +1126,14 @@ def main(argv=None) -> int:
                         f"busiest web process {gets[-1]['busiest_worker_share']:.0%} of it")
                 for think in args.think:
                     for game in games:
-                        log(f"{game}: {n} concurrent games, seats {args.seats}, think {think_text(think)}, "
-                            f"rules {args.rules[game] or 'default'}")
-                        phase = run_phase(servers, stack, game, n, args, think)
-                        phases.append(phase)
-                        log(f"{game}: set up in {phase['setup']:.1f} s; {phase['actions']} actions in "
-                            f"{phase['span']:.1f} s ({phase['rate']:.1f}/s), fan-out p50 {ms(phase['latency']['p50'])} "
-                            f"ms p99 {ms(phase['latency']['p99'])} ms, missed {phase['missed']}")
+                        for via in args.actions:
+                            log(f"{game}: {n} concurrent games, seats {args.seats}, think {think_text(think)}, "
+                                f"actions via {via}, rules {args.rules[game] or 'default'}")
+                            phase = run_phase(servers, stack, game, n, args, think, via)
+                            phases.append(phase)
+                            log(f"{game}: set up in {phase['setup']:.1f} s; {phase['actions']} actions in "
+                                f"{phase['span']:.1f} s ({phase['rate']:.1f}/s), fan-out p50 {ms(phase['latency']['p50'])} "
+                                f"ms p99 {ms(phase['latency']['p99'])} ms, missed {phase['missed']}")
             if args.get_seconds > 0:
                 gets.append(run_get_phase(servers, stack, args))
         if timer_ids:
@@ -1138,9 +1188,10 @@ def main(argv=None) -> int:
         for p in phases:
             per = p["per_game_actions"]
             spread = f"{per[0]}/{per[len(per) // 2]}/{per[-1]}" if per else "–"
-            print(f"  {p['game']} {p['n']}: {p['games']} games played, {p['finished']} finished, "
+            print(f"  {p['game']} {p['n']} {think_text(p['think'])} via {p['via']}: {p['games']} games played, "
+                  f"{p['finished']} finished, "
                   f"actions per finished game min/median/max {spread}; server seq total {p['server_seq_total']}; "
-                  f"refused {p['refused'] or 'none'}; HTTP POST p50/p99 {ms(p['http']['p50'])}/{ms(p['http']['p99'])} ms; "
+                  f"refused {p['refused'] or 'none'}; answer p50/p99 {ms(p['http']['p50'])}/{ms(p['http']['p99'])} ms; "
                   f"client CPU {p['client_cpu']:.1f} s, server (uvicorn) CPU {p['server_cpu']:.1f} s in {p['wall']:.1f} s; "
                   f"busiest web process {p['busiest_worker_share']:.0%} of the web CPU from the start")
     if timers:

@@ -3,8 +3,11 @@ WebSocket, one client per seat, exactly as a phone app would (``play_demo`` and 
 
 Per seat: a token (a guest made over HTTP, or given), one socket ``/ws/rooms/{code}/?token=…`` that keeps
 the latest ``game`` view (by ``seq``) and pings every 20 s, and an HTTP client that posts the chosen
-action to ``POST /api/games/{id}/actions`` with the view's ``seq``. A ``409 stale_seq`` answer carries the
-current ``seq`` and view: the seat decides again from it and retries. The action is chosen among the
+action to ``POST /api/games/{id}/actions`` with the view's ``seq`` (``actions="rest"``), or sends it on
+the socket as ``{type: "action", action, action_id}`` as the play page does (``actions="socket"``: the
+answer is the ``game`` message of the next seq, or an ``error`` naming the ``action_id``). A ``409
+stale_seq`` answer (or socket error) carries the current ``seq`` and view: the seat decides again from it
+and retries. The action is chosen among the
 view's ``legal_actions`` by the games' CPU policy at level ``normal`` (a client-side helper that sees only
 the view; Chinchón seats draw from the stock), so Chinchón hands get closed and games end.
 
@@ -25,6 +28,7 @@ import httpx
 import websockets
 
 PING_SECONDS = 20
+ACTION_PATHS = ("rest", "socket")  # how a seat sends its actions: POST /api/games/{id}/actions, or its socket
 # A seat waiting for others with no game or room message for this long refetches its view over HTTP (a
 # message lost on the way). Longer than a player's thinking time: at 3 s, seats whose turn was not near
 # polled the view every 3 s of a paced game (bench/README.md "Server": most of the web CPU of a paced
@@ -48,6 +52,9 @@ class SeatClient:
     retries: int = 0
     view: dict | None = None
     log: list[str] = field(default_factory=list)
+    ws: Any = None  # the seat's socket, once open
+    pending: str | None = None  # the action_id of the action sent on the socket and not yet settled
+    error: dict | None = None  # the socket's ``error`` message for ``pending``
 
     @property
     def headers(self) -> dict[str, str]:
@@ -108,6 +115,12 @@ async def _socket_reader(client: SeatClient, ws, changed: asyncio.Event, ready: 
         if msg.get("type") == "game":
             client.take(msg.get("view"))
             changed.set()
+        elif msg.get("type") == "error" and isinstance(msg.get("action_id"), str):
+            client.actions -= 1  # counted when sent on the socket: refused
+            client.retries += 1
+            if msg["action_id"] == client.pending:
+                client.error = msg
+                changed.set()
         elif msg.get("type") == "room":
             ready.set()
             changed.set()
@@ -126,12 +139,59 @@ async def _pinger(ws) -> None:
         await ws.send(json.dumps({"type": "ping"}))
 
 
+async def send_action(client: SeatClient, game_id: int, message: dict) -> None:
+    """Send ``message`` (``{type: "action", action, action_id}``, for the game ``game_id``) on the seat's
+    socket (the benchmark wraps this to time it)."""
+    await client.ws.send(json.dumps(message))
+
+
+async def _refetch(client: SeatClient, http: httpx.AsyncClient, game_id: int) -> None:
+    client.take(await _check(await http.get(f"/api/games/{game_id}", headers=client.headers), 200))
+
+
+async def _act_on_socket(client: SeatClient, http: httpx.AsyncClient, game_id: int, action: dict,
+                         changed: asyncio.Event) -> bool:
+    """Send ``action`` on the seat's socket with the held view's ``seq`` and a new ``action_id``, and wait
+    until it is settled: the held view moved past that seq (an action applies only at the seq it names,
+    so it was applied, or another seat's came first and it will be refused), or the socket's ``error`` for
+    its ``action_id`` came. Returns ``True`` when the seat decides anew (it may think first), ``False``
+    for a retry at once: ``stale_seq`` (the error's view is taken), ``not_your_turn`` / ``game_over`` /
+    ``illegal_action`` (the view is fetched). No message for ``RESYNC_SECONDS``: the view is fetched.
+    Raises :class:`DemoError` for any other error."""
+    seq = client.view["seq"]
+    client.actions += 1  # undone by the reader if the socket refuses it
+    client.pending, client.error = f"{game_id}:{client.seat}:{seq}:{client.actions + client.retries}", None
+    await send_action(client, game_id, {"type": "action", "action": {**action, "seq": seq}, "action_id": client.pending})
+    try:
+        while True:
+            if client.error is not None:
+                code = client.error.get("code")
+                if code == "stale_seq":
+                    client.take(client.error.get("view"))
+                elif code in ("not_your_turn", "game_over", "illegal_action"):
+                    await _refetch(client, http, game_id)
+                else:
+                    raise DemoError(f"seat {client.seat}: {client.error}")
+                return False
+            view = client.view
+            if view["id"] != game_id or view["seq"] > seq:
+                return True
+            changed.clear()
+            try:
+                await asyncio.wait_for(changed.wait(), RESYNC_SECONDS)
+            except TimeoutError:
+                await _refetch(client, http, game_id)
+    finally:
+        client.pending = None
+
+
 async def _play_seat(client: SeatClient, http: httpx.AsyncClient, game_id: int, rng: random.Random,
                      changed: asyncio.Event, think: tuple[float, float] | None = None,
-                     stop: asyncio.Event | None = None) -> None:
+                     stop: asyncio.Event | None = None, actions: str = "rest") -> None:
     """Act whenever the held view awaits this seat, until the game is over (or ``stop`` is set).
     ``think``: ``(low, high)`` seconds, drawn uniformly, that the seat waits before each decision it has
-    not tried yet (a retry after ``409 stale_seq`` goes at once)."""
+    not tried yet (a retry after ``409 stale_seq`` goes at once). ``actions``: ``"rest"`` (POST) or
+    ``"socket"`` (:func:`_act_on_socket`)."""
     memory: dict[str, Any] = {}
     fresh = True  # the next decision is a new one (not a retry): think first
     while True:
@@ -146,13 +206,16 @@ async def _play_seat(client: SeatClient, http: httpx.AsyncClient, game_id: int, 
             try:
                 await asyncio.wait_for(changed.wait(), RESYNC_SECONDS)
             except TimeoutError:  # the layer may drop messages: the database is the truth
-                client.take(await _check(await http.get(f"/api/games/{game_id}", headers=client.headers), 200))
+                await _refetch(client, http, game_id)
             continue
         if think is not None and fresh:
             await asyncio.sleep(rng.uniform(*think))
             fresh = False
             continue  # decide from the view held after thinking
         action = _choose(view, rng, memory)
+        if actions == "socket":
+            fresh = await _act_on_socket(client, http, game_id, action, changed)
+            continue
         res = await http.post(f"/api/games/{game_id}/actions", headers=client.headers,
                               json={**action, "seq": view["seq"]})
         body = res.json()
@@ -166,7 +229,7 @@ async def _play_seat(client: SeatClient, http: httpx.AsyncClient, game_id: int, 
         elif body.get("code") in ("not_your_turn", "game_over", "illegal_action"):
             client.retries += 1
             fresh = True
-            client.take(await _check(await http.get(f"/api/games/{game_id}", headers=client.headers), 200))
+            await _refetch(client, http, game_id)
         else:
             raise DemoError(f"seat {client.seat}: {res.status_code} {body}")
 
@@ -175,7 +238,7 @@ async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | Non
                     tokens: list[str] | None = None, seed: int = 0, timeout: float = 600.0,
                     servers: list[str] | None = None, think: tuple[float, float] | None = None,
                     before_start: Callable[[], Awaitable[Any]] | None = None, stop: asyncio.Event | None = None,
-                    rematch: bool = False,
+                    rematch: bool = False, actions: str = "rest",
                     before_close: Callable[[list[SeatClient], int], Awaitable[Any]] | None = None) -> dict:
     """Play one whole game of ``game`` with ``seats`` client seats (or, with ``rematch``, games back to
     back in one room) and return a summary.
@@ -189,13 +252,16 @@ async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | Non
     ``rematch``: each time a game ends and ``stop`` is not set, the host asks for a rematch
     (``POST /api/rooms/{code}/rematch``) and the same seats, sockets still open, play the new game; so
     the room always has a game in play until ``stop`` (``timeout`` then bounds each game).
-    ``before_close``: awaited with the seats' clients and the last game's id once the seats stopped,
+    ``actions``: ``"rest"`` (each action a ``POST``) or ``"socket"`` (sent on the seat's socket, as the play
+    page does). ``before_close``: awaited with the seats' clients and the last game's id once the seats stopped,
     before their sockets close. Returns, for the last game, ``{"game_id", "room", "game", "result",
     "seq", "actions", "retries", "messages", "players": [{seat, display_name}], "games": [{game_id,
     seq, status}, ...]}`` (``seq`` = the game's applied actions; ``actions``, ``retries`` and ``messages``
     (socket messages received by all seats) count every game; ``games``: each game played, in order).
-    Raises :class:`DemoError` or ``TimeoutError``.
+    Raises :class:`DemoError` or ``TimeoutError``; ``ValueError`` for an unknown ``actions``.
     """
+    if actions not in ACTION_PATHS:
+        raise ValueError(f"actions must be one of {ACTION_PATHS}")
     server = server.rstrip("/")
     servers = [s.rstrip("/") for s in servers or [server]]
     async with contextlib.AsyncExitStack() as https, httpx.AsyncClient(base_url=server, timeout=30) as http:
@@ -214,6 +280,7 @@ async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | Non
             for c in clients:
                 ws = await stack.enter_async_context(websockets.connect(f"{c.ws_base}/ws/rooms/{code}/?token={c.token}",
                                                                         open_timeout=10))
+                c.ws = ws
                 changed, snapshot = asyncio.Event(), asyncio.Event()
                 tasks.append(asyncio.create_task(_socket_reader(c, ws, changed, snapshot)))
                 tasks.append(asyncio.create_task(_pinger(ws)))
@@ -243,7 +310,7 @@ async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | Non
                         c.seat = i  # the host sits in seat 0 and each joiner takes the lowest free seat
                         rng = random.Random(f"{seed}:{i}" if not played else f"{seed}:{i}:{len(played)}")
                         players.append(asyncio.create_task(_play_seat(c, seat_http[c.server], game_id, rng, events[i],
-                                                                      think=think, stop=stop)))
+                                                                      think=think, stop=stop, actions=actions)))
                     tasks.extend(players)
                     await asyncio.wait_for(asyncio.gather(*players), timeout)
                     played.append(game_id)

@@ -63,6 +63,19 @@ def test_two_registered_players_play_both_games_through_http_and_websocket(live_
         assert (room["status"], room["game_id"]) == ("finished", summary["game_id"])
 
 
+def test_the_demo_client_plays_with_actions_sent_on_its_sockets(live_stack):
+    """``actions="socket"``: every action goes on the seat's socket (as the play page sends them); the
+    game is played to its end, every applied action was one of them, and it replays to its result."""
+    tokens = [_register(live_stack, "elena"), _register(live_stack, "fabio")]
+    summary = asyncio.run(play_game(live_stack, game="chinchirorin", seats=2, rules={"rounds": 1}, tokens=tokens,
+                                    seed=11, timeout=100, actions="socket"))
+    assert summary["result"]["reason"] != "aborted"
+    assert summary["seq"] == summary["actions"] > 0
+    assert _replayed_result(summary["game_id"])["standing"] == summary["result"]["standing"]
+    assert Game.objects.get(pk=summary["game_id"]).actions.filter(action_id__startswith=f"{summary['game_id']}:").count() \
+        == summary["seq"]  # each applied action carries the action_id it was sent with
+
+
 def test_the_demo_client_plays_rematches_until_told_to_stop(live_stack):
     """``play_game(rematch=True)`` (the bench's way to keep N games in play): when a game ends the host
     asks for a rematch and the same seats play it over the same sockets, until ``stop``."""
