@@ -28,6 +28,7 @@ import httpx
 import websockets
 
 PING_SECONDS = 20
+REFETCH_ON = ("not_your_turn", "game_over", "illegal_action")  # refusals after which a seat refetches its view
 ACTION_PATHS = ("rest", "socket")  # how a seat sends its actions: POST /api/games/{id}/actions, or its socket
 # A seat waiting for others with no game or room message for this long refetches its view over HTTP (a
 # message lost on the way). Longer than a player's thinking time: at 3 s, seats whose turn was not near
@@ -168,7 +169,7 @@ async def _act_on_socket(client: SeatClient, http: httpx.AsyncClient, game_id: i
                 code = client.error.get("code")
                 if code == "stale_seq":
                     client.take(client.error.get("view"))
-                elif code in ("not_your_turn", "game_over", "illegal_action"):
+                elif code in REFETCH_ON:
                     await _refetch(client, http, game_id)
                 else:
                     raise DemoError(f"seat {client.seat}: {client.error}")
@@ -226,7 +227,7 @@ async def _play_seat(client: SeatClient, http: httpx.AsyncClient, game_id: int, 
         elif res.status_code == 409 and body.get("code") == "stale_seq":
             client.retries += 1
             client.take(body.get("view"))  # decide again from the current view (its seq), at once
-        elif body.get("code") in ("not_your_turn", "game_over", "illegal_action"):
+        elif body.get("code") in REFETCH_ON:
             client.retries += 1
             fresh = True
             await _refetch(client, http, game_id)

@@ -7,7 +7,7 @@ from django.db.models import Prefetch, Q, QuerySet, Subquery
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from accounts.selectors import TOKEN_KEY_MAX
+from accounts.selectors import token_key_valid
 from config.compiled import CompiledQuery, Param
 from config.errors import ApiError
 from config.textpolicy import names_told_apart
@@ -20,10 +20,12 @@ IDLE_CLOSE_AFTER = timedelta(hours=24)
 _KEY, _ROOM = Param("key", 1), Param("room_id", 2)
 # A socket's action reads its token (with the user) and its room's current game in one statement; on
 # PostgreSQL the SQL is compiled once per process (config.compiled).
-_SOCKET_ACTOR_READ = CompiledQuery(
-    lambda: Token.objects.filter(key=str(_KEY)).select_related("user").annotate(
-        room_game_id=Subquery(Room.objects.filter(pk=_ROOM).values("game_id")[:1])),
-    [_KEY, _ROOM])
+def _socket_actor(key: str, room_id: int) -> QuerySet[Token]:
+    return Token.objects.filter(key=key).select_related("user").annotate(
+        room_game_id=Subquery(Room.objects.filter(pk=room_id).values("game_id")[:1]))
+
+
+_SOCKET_ACTOR_READ = CompiledQuery(lambda: _socket_actor(str(_KEY), _ROOM), [_KEY, _ROOM])
 
 
 def socket_actor_get(*, key: str, room_id: int) -> tuple[Token | None, int | None]:
@@ -31,13 +33,12 @@ def socket_actor_get(*, key: str, room_id: int) -> tuple[Token | None, int | Non
     with its user loaded (``None`` for a key no token has, as :func:`accounts.selectors.token_get`), and the
     id of the game the room holds now (``None`` with no game, or when the token is unknown), read in ONE
     query (the socket action's budget: this and ``games.services.game_apply_action``'s four)."""
-    if not isinstance(key, str) or "\x00" in key or len(key) > TOKEN_KEY_MAX:
+    if not token_key_valid(key):
         return None, None
     if connection.vendor == "postgresql":
         rows = _SOCKET_ACTOR_READ.run(key=key, room_id=room_id)
     else:
-        rows = list(Token.objects.filter(key=key).select_related("user").annotate(
-            room_game_id=Subquery(Room.objects.filter(pk=room_id).values("game_id")[:1]))[:1])
+        rows = list(_socket_actor(key, room_id)[:1])
     return (rows[0], rows[0].room_game_id) if rows else (None, None)
 
 
