@@ -4,6 +4,7 @@ create a room, share it by its link, join, chat both ways and play a whole game 
 other with a CPU in the third seat; the phone plays a Chinchón turn by keyboard only; one player reloads
 mid-game and gets its seat back. Screenshots of the lobby and of each table go to var/artifacts/."""
 
+import json
 import re
 import time
 
@@ -243,3 +244,52 @@ def test_the_page_speaks_spanish_to_a_spanish_browser_and_switches(server, brows
     page.click(".lang button[type=submit]")
     page.wait_for_selector("html[lang=en]")
     assert page.locator("#guest-form h3").inner_text() == "Play as a guest"
+
+
+def test_a_room_reopened_by_its_link_keeps_its_cpu_levels_and_names_achievements_in_the_page_language(
+        server, browser):
+    """A reload (or an invitation link) opens the room before the home screen read the catalogue: the
+    seats still show the CPU level's label and offer every level; a level chosen for an empty seat survives
+    a room message until "Add computer"; the socket's achievement message (English by contract) is shown
+    by the name of the page's language."""
+    host = _page(browser, locale="es-ES")
+    sockets = []
+
+    def route(ws) -> None:  # pass every frame through, and keep a hand on the page's side
+        ws.connect_to_server()
+        sockets.append(ws)
+
+    host.route_web_socket(re.compile(r"/ws/rooms/"), route)
+    _guest(host, server, "Chika")
+    _code, link = _create_room(host, "chinchirorin", rules={}, seats=3)
+    host.select_option("#seat-level-2", "hard")
+    guest = _page(browser)
+    _guest(guest, link, "Daigo")
+    host.wait_for_selector(".seat-who:has-text('Daigo')")  # the room message redrew the seats
+    host.locator("li.seat", has=host.locator("#seat-level-2")).locator("[data-testid=add-cpu]").click()
+    host.wait_for_selector(".seat-who:has-text('Ordenador (Difícil)')")
+
+    host.reload()
+    host.wait_for_selector(".seat-who:has-text('Daigo')")
+    assert host.locator(".seat-who").nth(2).inner_text() == "Ordenador (Difícil)"
+    host.wait_for_function("document.querySelectorAll('#seat-level-2 option').length === 3")
+    assert host.locator("#seat-level-2 option").all_inner_texts() == ["Fácil", "Normal", "Difícil"]
+
+    host.wait_for_function("!document.querySelector('#conn-state').textContent")  # the socket is open
+    sockets[-1].send(json.dumps({"type": "achievement", "seat": 0, "achievement": {
+        "id": "first_game", "name": "First game", "description": "Finish a game."}}))
+    host.wait_for_selector("#toast:not([hidden])")
+    assert host.locator("#toast").inner_text() == "Chika ha conseguido el logro «Primera partida»."
+
+
+def test_a_phone_reaches_every_menu_entry_and_the_stats_fit_its_width(server, browser, artifacts):
+    phone = _page(browser, phone=True)
+    _guest(phone, server, "Emi")
+    phone.wait_for_selector("#menu:not([hidden])")
+    width = phone.evaluate("window.innerWidth")
+    rights = phone.evaluate("[...document.querySelectorAll('#menu button')].map((b) => b.getBoundingClientRect().right)")
+    assert len(rights) == 6 and max(rights) <= width, rights
+    phone.click("#menu button[data-screen=stats]")
+    phone.wait_for_selector("#stats-body table.grid")
+    phone.screenshot(path=artifacts / "stats-phone.png", full_page=True)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= width

@@ -17,6 +17,8 @@ const S = {
   token: store.get("token", null),
   me: null,
   catalogue: null,
+  achievementNames: null,  // achievement id -> name in the page's language
+  seatLevels: {},  // the level chosen for each empty seat of the open room, before "Add computer"
   chat: null,
   room: null,
   view: null,
@@ -229,10 +231,14 @@ const GAME_NAMES = { chinchon: "Chinchón", chinchirorin: "Chinchirorin" };
 async function loadHome() {
   $("#hello").textContent = fmt(gettext("Hello, %(name)s!"), { name: S.me.display_name });
   loadMyRooms();
-  if (!S.catalogue) {
-    S.catalogue = await attempt(() => api("GET", "/api/games/catalogue"));
-  }
-  if (S.catalogue) renderCreateForm();
+  if (await loadCatalogue()) renderCreateForm();
+}
+
+// The games' catalogue (GET /api/games/catalogue: rules' labels, CPU levels and speeds), read once. A room
+// opened by its link or a reload comes before the home screen ever loaded it.
+async function loadCatalogue() {
+  if (!S.catalogue) S.catalogue = await attempt(() => api("GET", "/api/games/catalogue"));
+  return S.catalogue;
 }
 
 async function loadMyRooms() {
@@ -387,12 +393,14 @@ function openRoom(room) {
   S.view = null;
   S.selected = null;
   S.seenChat = new Set();
+  S.seatLevels = {};
   $("#chat-log").replaceChildren();
   if (location.pathname !== "/room/" + room.code) history.pushState({}, "", "/room/" + room.code);
   show("room");
   renderRoom();
   connect();
   loadChat();
+  if (!S.catalogue) loadCatalogue().then((cat) => { if (cat && S.room && S.code === room.code) renderRoom(); });
 }
 
 function leaveRoomView() {
@@ -455,7 +463,8 @@ function onMessage(msg) {
     renderRoom();
   } else if (msg.type === "achievement") {
     const name = seatName(msg.seat);
-    toast(fmt(gettext("%(name)s earned the achievement “%(achievement)s”."), { name, achievement: msg.achievement.name }));
+    achievementName(msg.achievement).then((achievement) =>
+      toast(fmt(gettext("%(name)s earned the achievement “%(achievement)s”."), { name, achievement })));
   } else if (msg.type === "chat_hidden") {
     const li = document.querySelector(`#chat-log [data-id="${msg.id}"]`);
     if (li) li.remove();
@@ -541,8 +550,12 @@ function renderLobby(room, afterGame) {
         const levels = S.catalogue ? S.catalogue.cpu_levels : [{ id: room.cpu_level, label: room.cpu_level }];
         li.appendChild(h("label", { for: id, class: "sr-only",
           text: fmt(gettext("Computer level in seat %(n)s"), { n: seat.index + 1 }) }));
-        li.appendChild(h("select", { id, onchange: (e) => { if (seat.cpu) roomCall("POST", "/cpu", { seat: seat.index, level: e.target.value }); } },
-          levels.map((l) => h("option", { value: l.id, text: l.label, selected: l.id === (seat.cpu_level || room.cpu_level) }))));
+        // An empty seat's choice is kept until "Add computer" (a room message redraws the seats meanwhile).
+        const chosen = seat.cpu_level || S.seatLevels[seat.index] || room.cpu_level;
+        li.appendChild(h("select", { id, onchange: (e) => {
+          if (seat.cpu) roomCall("POST", "/cpu", { seat: seat.index, level: e.target.value });
+          else S.seatLevels[seat.index] = e.target.value;
+        } }, levels.map((l) => h("option", { value: l.id, text: l.label, selected: l.id === chosen }))));
       }
       if (free && !room.ranked) {
         li.appendChild(h("button", { type: "button", "data-testid": "add-cpu",
@@ -574,6 +587,18 @@ function renderLobby(room, afterGame) {
   } }, gettext("Leave the room")));
   box.appendChild(actions);
   return box;
+}
+
+// The socket's achievement message names it in English (API.md): the page shows the name of its own
+// language, from GET /api/achievements (read once; the English name if that read fails).
+async function achievementName(achievement) {
+  if (!S.achievementNames) {
+    try {
+      const list = await api("GET", "/api/achievements");
+      S.achievementNames = Object.fromEntries(list.map((a) => [a.id, a.name]));
+    } catch { return achievement.name; }
+  }
+  return S.achievementNames[achievement.id] || achievement.name;
 }
 
 function levelText(level) {
@@ -684,7 +709,7 @@ function renderPlayers(view) {
     if (p.resigned) tags.push(gettext("resigned"));
     if (p.reentries) tags.push(fmt(gettext("re-entered %(n)s×"), { n: p.reentries }));
     const amount = view.game === "chinchirorin"
-      ? fmt(gettext("%(n)s points"), { n: p.points })
+      ? fmt(ngettext("%(n)s point", "%(n)s points", p.points), { n: p.points })
       : fmt(gettext("score %(n)s"), { n: p.score });
     const active = view.awaiting.includes(p.seat) && view.status === "playing";
     const extra = [];
@@ -796,7 +821,7 @@ function renderResult(view) {
   box.appendChild(h("p", { id: "result-reason", text: reasons[result.reason] || result.reason || "" }));
   const ol = h("ol", { class: "standing plain-list" });
   for (const r of result.standing) {
-    const amount = r.points !== undefined ? fmt(gettext("%(n)s points"), { n: r.points }) : fmt(gettext("score %(n)s"), { n: r.score });
+    const amount = r.points !== undefined ? fmt(ngettext("%(n)s point", "%(n)s points", r.points), { n: r.points }) : fmt(gettext("score %(n)s"), { n: r.score });
     ol.appendChild(h("li", { class: r.seat === view.you ? "me" : "" },
       fmt(gettext("%(place)s. %(name)s — %(amount)s"), { place: r.place, name: seatName(r.seat), amount })));
   }
@@ -875,7 +900,7 @@ function renderLastHand(lh) {
   box.appendChild(ul);
   const pays = h("ul", { class: "payments" });
   for (const p of lh.payments || []) {
-    pays.appendChild(h("li", { text: fmt(gettext("%(from)s pays %(to)s %(n)s points"), { from: seatName(p.from), to: seatName(p.to), n: p.amount }) }));
+    pays.appendChild(h("li", { text: fmt(ngettext("%(from)s pays %(to)s %(n)s point", "%(from)s pays %(to)s %(n)s points", p.amount), { from: seatName(p.from), to: seatName(p.to), n: p.amount }) }));
   }
   if (!(lh.payments || []).length) pays.appendChild(h("li", { text: gettext("No points moved.") }));
   box.appendChild(pays);
@@ -976,7 +1001,7 @@ function renderReveal(reveal) {
   const kinds = { normal: gettext("closed"), minus_ten: gettext("menos diez"), chinchon: gettext("chinchón!"), seven_run_wild: gettext("seven-card run with a wild") };
   for (const [seat, r] of Object.entries(reveal.seats || {})) {
     const row = h("div", { class: "reveal-seat" },
-      h("h4", { text: `${seatName(Number(seat))}: ${fmt(gettext("%(n)s points"), { n: r.points })}` + (kinds[r.kind] ? ` (${kinds[r.kind]})` : "") }));
+      h("h4", { text: `${seatName(Number(seat))}: ${fmt(ngettext("%(n)s point", "%(n)s points", r.points), { n: r.points })}` + (kinds[r.kind] ? ` (${kinds[r.kind]})` : "") }));
     const melds = h("div", { class: "melds" });
     (r.melds || []).forEach((m, i) => melds.appendChild(h("div", { class: "meld", role: "group",
       "aria-label": fmt(gettext("Meld %(n)s"), { n: i + 1 }) }, m.map((c) => cardEl(c, { class: "card mini" })))));
@@ -1054,7 +1079,7 @@ async function loadStats() {
         [c.games, c.wins, c.draws, c.losses, c.rating, c.rated_games].map((v) => h("td", { text: String(v) }))));
     }
     table.appendChild(tb);
-    body.appendChild(table);
+    body.appendChild(h("div", { class: "scroll-x" }, table));
     const cr = (stats.per_game || {}).chinchirorin;
     const cn = (stats.per_game || {}).chinchon;
     const facts = h("ul", { class: "facts" });
@@ -1087,12 +1112,12 @@ async function loadLeaderboard() {
   if (!page) return;
   const rows = page.results || page;
   if (!rows.length) { body.appendChild(h("p", { text: gettext("Nobody is rated yet.") })); return; }
-  body.appendChild(h("table", { class: "grid" },
+  body.appendChild(h("div", { class: "scroll-x" }, h("table", { class: "grid" },
     h("thead", {}, h("tr", {}, [gettext("Rank"), gettext("Player"), gettext("Rating"), gettext("Games"), ""].map((c) => h("th", { scope: "col", text: c })))),
     h("tbody", {}, rows.map((r) => h("tr", { class: r.player.id === S.me.id ? "me" : "" },
       h("td", { text: String(r.rank) }), h("td", { text: r.player.display_name }), h("td", { text: String(r.rating) }),
       h("td", { text: String(r.games) }),
-      h("td", {}, r.player.id !== S.me.id ? friendButton({ ...r.player, is_guest: false }) : null))))));
+      h("td", {}, r.player.id !== S.me.id ? friendButton({ ...r.player, is_guest: false }) : null)))))));
 }
 
 async function addFriend(userId) {
