@@ -44,6 +44,13 @@ class UserAdmin(BaseUserAdmin):
     inlines = [SanctionInline]
     change_form_template = "moderation/change_form.html"
 
+    def save_model(self, request, obj, form, change):
+        """Save; unticking ``is_active`` also closes the user's sockets and hands their seats to the CPU
+        (:func:`accounts.sanctions.user_deactivated`), as a ban does."""
+        super().save_model(request, obj, form, change)
+        if change and "is_active" in form.changed_data and not obj.is_active:
+            sanctions.user_deactivated(user=obj)
+
     def change_view(self, request, object_id, form_url="", extra_context=None):
         """The user's page: the form, their sanctions (inline), then their games, rooms, chat, reports,
         ratings and friends (``moderation.selectors.user_overview``), all linked."""

@@ -219,6 +219,31 @@ def user_mute(*, user, by, reason: str, until: datetime) -> Sanction:
 
 
 @transaction.atomic
+def user_deactivated(*, user) -> None:
+    """The effects of a ban for an account switched off by hand (``is_active`` unticked in the admin,
+    after which :func:`user_standing` answers ``banned``): its open sockets close with 4409 after the
+    commit, its seats go to the CPU and its ranked-queue entry is dropped, as :func:`user_ban` does. No
+    sanction is recorded (ticking the box again restores the account). Call it once the row is saved; a
+    no-op for an active user."""
+    target = _locked(user)
+    if target.is_active:
+        return
+    user_sockets_close_on_commit(target.pk, CLOSE_BANNED, user_standing(target))
+    _leave_everything(target)
+
+
+def user_standing_now(user_id: int, *, lock: bool = False) -> dict | None:
+    """:func:`user_standing` of the user's row as stored now, in one query (``banned`` for a user no longer
+    stored). ``lock``: read the row ``FOR NO KEY UPDATE`` (inside a transaction), so that a sanction being
+    imposed, which locks the row first, is waited for and then seen."""
+    rows = User.objects.filter(pk=user_id).only("banned_at", "is_active", "suspended_until")
+    row = (rows.select_for_update(no_key=True) if lock else rows).first()
+    if row is None:
+        return {"code": "banned", "detail": "This account is banned."}
+    return user_standing(row)
+
+
+@transaction.atomic
 def user_suspend(*, user, by, reason: str, until: datetime) -> Sanction:
     """Suspend ``user`` until ``until`` (aware, in the future): every request with the user's token
     answers ``403 suspended`` with ``until``; open sockets close with 4410; seats go to the CPU; the

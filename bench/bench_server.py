@@ -88,7 +88,7 @@ BIN = Path(sys.executable).parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from config.web import KEEPALIVE_SECONDS  # noqa: E402 - after the path is set
+from config.web import KEEPALIVE_SECONDS, WS_MAX_BYTES  # noqa: E402 - after the path is set
 from scripts.serve import Supervisor, celery_environment  # noqa: E402 - after the path is set
 
 GAMES = ("chinchirorin", "chinchon")
@@ -334,7 +334,8 @@ def start_stack(args, env: dict, logdir: Path) -> tuple[Stack, list[str]]:
             stack.start(f"web{i}", [str(BIN / "uvicorn"), "config.asgi:application", "--host", "127.0.0.1",
                                     "--port", str(port), "--workers", str(args.workers), "--lifespan", "off",
                                     "--loop", "uvloop", "--http", "httptools", "--no-access-log",
-                                    "--log-level", "warning", "--timeout-keep-alive", str(KEEPALIVE_SECONDS)])
+                                    "--log-level", "warning", "--timeout-keep-alive", str(KEEPALIVE_SECONDS),
+                                    "--ws-max-size", str(WS_MAX_BYTES)])
             servers.append(f"http://127.0.0.1:{port}")
         celery_env = celery_environment(env)  # as ``make run`` and compose run them
         for i in range(args.celery_workers):

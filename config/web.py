@@ -10,6 +10,11 @@ An idle keep-alive connection is kept ``WEB_KEEPALIVE_SECONDS`` (default 65 s; u
 balancers 60 s); when the server closes it first, a request sent at that moment fails with a reset the
 client did not cause (the bench saw ``ReadError`` on action POSTs of seats that had waited 5 s for the
 others). The server's idle time must outlast the clients' and the balancer's.
+
+A WebSocket message over ``WS_MAX_BYTES`` (1 MiB; uvicorn's own default is 16 MiB) closes its connection
+with 1009 before it is read whole; the room consumer answers one over ``MAX_BODY_BYTES`` (64 KiB, a REST
+body's limit) with a ``too_large`` error without parsing it. A guest's 14 MB frames held a web process's
+event loop for seconds (parsed on the loop), every other socket and request of that process waiting.
 """
 
 import json
@@ -18,6 +23,7 @@ from pathlib import Path
 
 CONFIG_DIR = Path(__file__).resolve().parent
 KEEPALIVE_SECONDS = 65  # longer than a load balancer's 60 s idle time (see the module docstring)
+WS_MAX_BYTES = 1024 * 1024  # a WebSocket message's hard limit (see the module docstring)
 
 
 def cores() -> int:
@@ -52,6 +58,7 @@ def web_options(environ: dict) -> dict:
         "log_config": log_config(environ.get("LOG_FORMAT", "plain")),
         "access_log": environ.get("ACCESS_LOG", "true").lower() not in ("0", "false", "no", "off"),
         "timeout_keep_alive": int(environ.get("WEB_KEEPALIVE_SECONDS") or KEEPALIVE_SECONDS),
+        "ws_max_size": WS_MAX_BYTES,
         "proxy_headers": True,
         "forwarded_allow_ips": environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
     }

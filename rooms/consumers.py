@@ -52,7 +52,7 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from rest_framework import exceptions
 
-from accounts.sanctions import CLOSE_CODES, CLOSE_SIGNED_OUT, user_group, user_standing
+from accounts.sanctions import CLOSE_CODES, CLOSE_SIGNED_OUT, user_group, user_standing, user_standing_now
 from accounts.selectors import token_get
 from config import metrics
 from config.asyncdb import db_call
@@ -185,6 +185,15 @@ def _spectators_game(room_id: int) -> dict | None:
     return _game_message(room.game, None)
 
 
+def _too_large(data: str | bytes | None) -> bool:
+    """Whether a socket message is over ``settings.MAX_BODY_BYTES`` (64 KiB) in UTF-8, as a REST body may
+    not be: it is refused unparsed (parsing runs on the event loop, every socket of the process waiting)."""
+    if data is None or len(data) * 4 <= settings.MAX_BODY_BYTES:  # even at 4 bytes a character it fits
+        return False
+    size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
+    return size > settings.MAX_BODY_BYTES
+
+
 def _seated(code: str, user) -> tuple[int, str, int] | None:
     """``(room_id, code, seat)`` when ``user`` holds a seat in the live room ``code``."""
     try:
@@ -314,13 +323,23 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.room_id, self.code, self.seat = found
         await self._join()
         seat = await db_call(services.room_socket_opened)(room_id=self.room_id, user=self.user)
-        if seat is None or seat.index != self.seat:  # unseated (or moved) meanwhile
+        if seat is None or seat.index != self.seat:  # unseated (or moved, or sanctioned) meanwhile
             if seat is not None:
                 await db_call(services.room_socket_closed)(
                     room_id=self.room_id, user_id=self.user.pk, seat=seat.index)
-            await self.close(code=CLOSE_NOT_A_PLAYER)
+            await self._close_refused()
             return
         await self._opened()
+
+    async def _close_refused(self) -> None:
+        """Close a socket refused its seat or its watch after the handshake: as a sanctioned user's (the
+        ``error``, then 4409 / 4410) when the user may no longer play, else 4403."""
+        refusal = await db_call(user_standing_now)(self.user.pk)
+        if refusal is not None:
+            await self.send_json({"type": "error", **refusal})
+            await self.close(code=CLOSE_CODES[refusal["code"]])
+        else:
+            await self.close(code=CLOSE_NOT_A_PLAYER)
 
     async def _join(self) -> None:
         """Join the room's group and the user's group."""
@@ -339,8 +358,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.spectator = True
         await self._join()
         opened = await db_call(services.room_spectator_opened)(room_id=self.room_id, user=self.user)
-        if not opened:  # taken a seat, or watching turned off, meanwhile
-            await self.close(code=CLOSE_NOT_A_PLAYER)
+        if not opened:  # taken a seat, or watching turned off, or sanctioned, meanwhile
+            await self._close_refused()
             return
         await self._opened()
 
@@ -428,8 +447,13 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.last_seen = time.monotonic()
         if not self.joined:
             return
+        data = text_data if text_data is not None else bytes_data
+        if _too_large(data):
+            await self.send_json({"type": "error", "code": "too_large",
+                                  "detail": f"Message over {settings.MAX_BODY_BYTES // 1024} KiB."})
+            return
         try:
-            content = loads_strict(text_data if text_data is not None else bytes_data)
+            content = loads_strict(data)
         except (ValueError, TypeError):
             await self.send_json({"type": "error", "code": "parse_error", "detail": "Malformed JSON."})
             return

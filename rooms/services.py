@@ -17,7 +17,7 @@ from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from accounts.sanctions import standing_error, user_check_standing, user_mute_status
+from accounts.sanctions import standing_error, user_check_standing, user_mute_status, user_standing_now
 from config.audit import audit_record
 from config.errors import ApiError, invalid_field
 from games import services as games_services
@@ -547,12 +547,25 @@ def room_game_ended(*, game_id: int) -> Room | None:
 
 
 # ------------------------------------------------------------------------------------------ sockets
+def _still_in_good_standing(user) -> bool:
+    """Whether ``user`` may play as its row is stored now, read before any room is locked and kept locked
+    to the commit (a sanction locks the user's row, then the rooms it leaves: the same order). The socket
+    checked the user it read at its handshake, then joined the user's group: a ban committed in between
+    sent its close to no one, and counting the socket would put the banned player back in the seat. One
+    committed before this read is seen here, and one still running is waited for, then seen; one that
+    starts after waits for this count, then leaves the seat again and closes the socket, now in the group."""
+    return user_standing_now(user.pk, lock=True) is None
+
+
 @transaction.atomic
 def room_socket_opened(*, room_id: int, user) -> Seat | None:
     """Count a socket of ``user`` in ``room_id``. Returns the user's seat, or ``None`` when the user has
     no seat (the socket is refused). The first socket of a seat marks it connected
     (``game_set_connected(True)``, also in the room's finished game: its view shows who is here); a player
-    who had left mid-game is back in the seat, unless a moderator kicked them (refused: ``None``)."""
+    who had left mid-game is back in the seat, unless a moderator kicked them (refused: ``None``), and the
+    user may play as stored now (``None`` too: see :func:`_still_in_good_standing`)."""
+    if not _still_in_good_standing(user):
+        return None
     room = Room.objects.select_for_update().filter(pk=room_id).exclude(status=RoomStatus.CLOSED).first()
     if room is None:
         return None
@@ -599,7 +612,9 @@ def room_spectator_opened(*, room_id: int, user) -> bool:
     """Count a spectator socket of ``user`` (signed in, without a seat) in ``room_id``. Returns False when
     the room may not be watched now (closed, not :func:`rooms.selectors.room_watchable`, or the user holds
     a seat: a player's socket is a seat's). The first socket of a user adds it to the room's
-    ``spectators`` (a ``room`` broadcast)."""
+    ``spectators`` (a ``room`` broadcast). False too for a user who may not play as stored now."""
+    if not _still_in_good_standing(user):
+        return False
     room = Room.objects.select_for_update().filter(pk=room_id).exclude(status=RoomStatus.CLOSED).first()
     if room is None or not selectors.room_watchable(room) or Seat.objects.filter(room=room, user=user).exists():
         return False

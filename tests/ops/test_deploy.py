@@ -147,6 +147,7 @@ def test_web_server_size_and_logging():
     # Idle keep-alive connections outlast the clients' and a balancer's 60 s (uvicorn's default is 5 s).
     assert options["timeout_keep_alive"] == 65
     assert web.web_options({"WEB_KEEPALIVE_SECONDS": "120"})["timeout_keep_alive"] == 120
+    assert options["ws_max_size"] == 1024 * 1024  # a socket message's hard limit (uvicorn's default: 16 MiB)
     plain = options["log_config"]
     assert plain["formatters"]["access"]["()"] == "uvicorn.logging.AccessFormatter"
     assert plain["handlers"]["access"]["filters"] == ["redact_tokens"]

@@ -703,3 +703,27 @@ async def test_a_closed_socket_leaves_no_channel_in_the_pubsub_layer(players, se
     assert await asyncio.to_thread(specific) == []
     assert all(not loop_layer.channels for loop_layer in layer._layers.values())
     client.close()
+
+
+async def test_a_message_over_64_kib_is_refused_unparsed_and_the_socket_stays_open(players, monkeypatch):
+    """As a REST body over 64 KiB is (413 ``too_large``): the socket answers ``too_large`` without parsing
+    it, counted in UTF-8 (a message of 64 Ki characters, 3 bytes each, is over), and goes on serving."""
+    from rooms import consumers
+
+    parsed = []
+    monkeypatch.setattr(consumers, "loads_strict", lambda data: parsed.append(len(data)) or json.loads(data))
+    room, host, other = players
+    comm = await _open(room.code, host)
+    await _until(comm, lambda m: m["type"] == "room")
+    limit = 64 * 1024
+    for text in ('{"type": "ping", "x": "' + "a" * limit + '"}', '{"type": "ping", "x": "' + "€" * (limit // 3) + '"}'):
+        await comm.send_to(text_data=text)
+        assert (await _until(comm, lambda m: m["type"] == "error"))[-1] == {
+            "type": "error", "code": "too_large", "detail": "Message over 64 KiB."}
+    await comm.send_to(bytes_data=b" " * (limit + 1))
+    assert (await _until(comm, lambda m: m["type"] == "error"))[-1]["code"] == "too_large"
+    assert parsed == []
+    just_under = '{"type": "ping", "x": "' + "a" * (limit - 30) + '"}'
+    await comm.send_to(text_data=just_under)
+    assert (await _until(comm, lambda m: m["type"] in ("pong", "error")))[-1] == {"type": "pong"}
+    assert parsed == [len(just_under)]

@@ -114,3 +114,64 @@ async def test_a_revoked_token_refuses_the_next_action_with_4401(players):
     assert await _closed_with_after_messages(comm) == 4401
     assert await _seq(game_id) == 0
     assert (await database_sync_to_async(Room.objects.get)(pk=room.pk)).status == "playing"
+
+
+async def test_a_ban_committed_while_the_socket_connects_does_not_seat_the_player_again(players, monkeypatch):
+    """The ban lands after the handshake read the user and before the socket joined the user's group (its
+    close reached no socket): the socket is still refused with the ``banned`` error and 4409, the seat
+    stays left and unconnected, and the game does not count the player as back."""
+    from rooms import consumers
+    from rooms.models import Seat
+
+    room, host, other = players
+    game_id = await _start(room, host)
+    moderator = await database_sync_to_async(UserFactory)(is_staff=True)
+    seated = consumers._seated
+
+    def ban_then_look(code, user):
+        sanctions.user_ban(user=other, by=moderator, reason="bots")  # commits: no socket hears it
+        return seated(code, user)
+
+    monkeypatch.setattr(consumers, "_seated", ban_then_look)
+    comm = await _socket(room.code, other)
+    assert (await comm.connect(timeout=TIMEOUT))[0]
+    got = []
+    while (out := await comm.receive_output(timeout=TIMEOUT))["type"] != "websocket.close":
+        got.append(out)
+    assert out["code"] == 4409
+    assert '"code": "banned"' in got[-1]["text"]
+    seat = await database_sync_to_async(Seat.objects.get)(room=room, user=other)
+    assert (seat.left, seat.connections) == (True, 0)
+    gp = await database_sync_to_async(GamePlayer.objects.get)(game_id=game_id, seat=1)
+    assert (gp.left, gp.connected) == (True, False)
+
+
+async def test_unticking_active_in_the_admin_closes_the_sockets_and_hands_the_seat_to_the_cpu(players):
+    """``is_active`` off by hand (the admin's user form) is a ban without its record: the open socket gets
+    the ``banned`` error and 4409, and the seat is played for."""
+    from types import SimpleNamespace
+
+    from django.contrib import admin
+    from django.test import RequestFactory
+
+    room, host, other = players
+    game_id, comm, view = await _bettor(room, host, other)
+    moderator = await database_sync_to_async(UserFactory)(is_staff=True, is_superuser=True)
+
+    def untick():
+        request = RequestFactory().post("/admin/")
+        request.user = moderator
+        target = User.objects.get(pk=other.pk)
+        target.is_active = False
+        admin.site._registry[User].save_model(request, target, SimpleNamespace(changed_data=["is_active"]), True)
+
+    await database_sync_to_async(untick)()
+    got = []
+    while (out := await comm.receive_output(timeout=TIMEOUT))["type"] != "websocket.close":
+        got.append(out)
+    assert out["code"] == 4409
+    assert '"code": "banned"' in got[-1]["text"]
+    gp = await database_sync_to_async(GamePlayer.objects.get)(game_id=game_id, seat=1)
+    assert gp.left is True
+    assert not await database_sync_to_async(sanctions.Sanction.objects.filter(user=other).exists)()
+    assert await _seq(game_id) == 0
