@@ -2,8 +2,12 @@
 
 from rest_framework.throttling import SimpleRateThrottle
 
+from config.throttling import SerialThrottleMixin
 
-class _AddressThrottle(SimpleRateThrottle):
+
+class _AddressThrottle(SerialThrottleMixin, SimpleRateThrottle):
+    """Per client address; concurrent attempts counted one after the other (:mod:`config.throttling`)."""
+
     def get_cache_key(self, request, view):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
 

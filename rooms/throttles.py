@@ -12,6 +12,8 @@ from rest_framework import exceptions
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
+from config.throttling import SerialThrottleMixin
+
 _UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([a-z]+)\s*$")
 
@@ -34,8 +36,9 @@ def parse_rate(rate: str | None) -> tuple[int | None, int | None]:
     return int(num), int(mult or 1) * _UNITS[unit]
 
 
-class ChatThrottle(SimpleRateThrottle):
-    """At most ``n`` chat messages per ``period`` seconds per user (rate read on each instantiation)."""
+class ChatThrottle(SerialThrottleMixin, SimpleRateThrottle):
+    """At most ``n`` chat messages per ``period`` seconds per user (rate read on each instantiation);
+    messages sent at once are counted one after the other (:mod:`config.throttling`)."""
 
     scope = "chat"
 

@@ -6,6 +6,8 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from rest_framework.exceptions import Throttled
+from rest_framework.settings import api_settings
 
 from accounts.sanctions import user_mute
 from config.timefmt import iso_ms
@@ -134,3 +136,47 @@ def test_last_50_oldest_first_and_paging_with_before(host, room):
     for bad in ("abc", "-1", "1.5", ""):
         res = host.get(_url(room), {"before": bad})
         assert (res.status_code, list(res.json()["fields"])) == (400, ["before"])
+
+
+@pytest.mark.redis
+@pytest.mark.parametrize("scope", ["chat", "login"])
+def test_throttled_requests_sent_at_once_are_counted_one_after_the_other(scope, settings):
+    """DRF reads a key's history, decides, then writes it: 40 requests at once all read the same history
+    and pass together. Counted under the key's lock (config.throttling), exactly the rate passes: 5 chat
+    messages of a user, 10 logins of an address."""
+    import threading
+    import uuid
+
+    from django.core.cache import cache
+    from django.test import RequestFactory
+
+    from accounts.throttles import LoginThrottle
+    from rooms.throttles import chat_throttle_check
+
+    assert hasattr(cache, "lock"), "the Redis cache (REDIS_URL) is what production runs"
+    user = UserFactory()
+    address = f"198.51.100.{uuid.uuid4().int % 250 + 1}"
+    LoginThrottle.cache.delete(f"throttle_login_{address}")
+
+    def once() -> bool:
+        if scope == "chat":
+            try:
+                chat_throttle_check(user)
+                return True
+            except Throttled:
+                return False
+        return LoginThrottle().allow_request(RequestFactory().post("/api/auth/login", REMOTE_ADDR=address), None)
+
+    start, passed = threading.Barrier(40), []
+
+    def run() -> None:
+        start.wait()
+        passed.append(once())
+
+    threads = [threading.Thread(target=run) for _ in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert api_settings.DEFAULT_THROTTLE_RATES[scope] == {"chat": "5/10s", "login": "10/min"}[scope]
+    assert passed.count(True) == {"chat": 5, "login": 10}[scope]
