@@ -70,9 +70,10 @@ def chat_throttle_check(user) -> None:
                                    detail="Too many chat messages; wait a moment.")
 
 
-class _RoomLookupBase(SimpleRateThrottle):
+class _RoomLookupBase(SerialThrottleMixin, SimpleRateThrottle):
     """Room-code look-ups. On the views' look-up methods (``lookup_methods``: ``GET /api/rooms/{code}``,
-    ``POST /api/rooms/{code}/join``) every request counts; on the other ``/api/rooms/{code}…`` methods
+    ``POST /api/rooms/{code}/join``) every request counts, look-ups sent at once one after the other
+    (:mod:`config.throttling`); on the other ``/api/rooms/{code}…`` methods
     only the misses count (a 403 or 404, recorded by :class:`RoomCodeThrottled` after the answer), so a
     code cannot be tried there either while players using their own room are never slowed down."""
 

@@ -180,3 +180,31 @@ def test_throttled_requests_sent_at_once_are_counted_one_after_the_other(scope, 
         t.join()
     assert api_settings.DEFAULT_THROTTLE_RATES[scope] == {"chat": "5/10s", "login": "10/min"}[scope]
     assert passed.count(True) == {"chat": 5, "login": 10}[scope]
+
+
+@pytest.mark.redis
+def test_room_code_look_ups_sent_at_once_are_counted_one_after_the_other(settings):
+    """The room look-up throttle (30 a minute per user) under 40 look-ups at once: exactly 30 pass."""
+    import threading
+
+    from django.test import RequestFactory
+
+    from rooms.throttles import RoomLookupUserThrottle
+
+    user = UserFactory()
+    view = type("LookupView", (), {"lookup_methods": ("GET",)})()
+    assert api_settings.DEFAULT_THROTTLE_RATES["room_lookup"] == "30/min"
+    start, passed = threading.Barrier(40), []
+
+    def run() -> None:
+        request = RequestFactory().get("/api/rooms/ABCDEF")
+        request.user = user
+        start.wait()
+        passed.append(RoomLookupUserThrottle().allow_request(request, view))
+
+    threads = [threading.Thread(target=run) for _ in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert passed.count(True) == 30
