@@ -145,7 +145,19 @@ def _actor(by):
 
 
 def _locked(user) -> User:
-    return User.objects.select_for_update().get(pk=user.pk)
+    """The user's row, locked ``FOR NO KEY UPDATE`` (a sanction changes no key). Not ``FOR UPDATE``: a
+    transaction holding a room or game that inserted a row pointing at the user (a chat message, a log
+    row) checks that foreign key at its commit with a ``KEY SHARE`` lock on the user's row, which ``FOR
+    UPDATE`` refuses, while the sanction waits for that room or game to leave it: a deadlock
+    (``tests/accounts/test_sanctions.py``)."""
+    return User.objects.select_for_update(no_key=True).get(pk=user.pk)
+
+
+def _put_out(target: User, close_code: int, now: datetime | None = None) -> None:
+    """Close ``target``'s sockets with ``close_code`` after the commit (the standing's ``error`` first)
+    and hand its seats to the CPU: what a suspension, a ban and a deactivation do."""
+    user_sockets_close_on_commit(target.pk, close_code, user_standing(target, now))
+    _leave_everything(target)
 
 
 def user_sockets_close_on_commit(user_id: int, close_code: int, refusal: dict | None) -> None:
@@ -201,8 +213,7 @@ def _impose(user, by, kind: str, reason: str, until: datetime | None, now: datet
             setattr(user, name, value)
         target.save(update_fields=list(fields))
         if close_code is not None:
-            user_sockets_close_on_commit(target.pk, close_code, user_standing(target, now))
-            _leave_everything(target)
+            _put_out(target, close_code, now)
     return sanction
 
 
@@ -226,21 +237,18 @@ def user_deactivated(*, user) -> None:
     sanction is recorded (ticking the box again restores the account). Call it once the row is saved; a
     no-op for an active user."""
     target = _locked(user)
-    if target.is_active:
-        return
-    user_sockets_close_on_commit(target.pk, CLOSE_BANNED, user_standing(target))
-    _leave_everything(target)
+    if not target.is_active:
+        _put_out(target, CLOSE_BANNED)
 
 
 def user_standing_now(user_id: int, *, lock: bool = False) -> dict | None:
-    """:func:`user_standing` of the user's row as stored now, in one query (``banned`` for a user no longer
-    stored). ``lock``: read the row ``FOR NO KEY UPDATE`` (inside a transaction), so that a sanction being
+    """:func:`user_standing` of the user's row as stored now, in one query (``None`` for a user no longer
+    stored: its token and seats went with it, and the callers find nothing to count). ``lock``: read the
+    row ``FOR NO KEY UPDATE`` (inside a transaction), as :func:`_locked` does, so that a sanction being
     imposed, which locks the row first, is waited for and then seen."""
     rows = User.objects.filter(pk=user_id).only("banned_at", "is_active", "suspended_until")
     row = (rows.select_for_update(no_key=True) if lock else rows).first()
-    if row is None:
-        return {"code": "banned", "detail": "This account is banned."}
-    return user_standing(row)
+    return None if row is None else user_standing(row)
 
 
 @transaction.atomic

@@ -309,8 +309,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             return
         refusal = user_standing(self.user)
         if refusal is not None:
-            await self.send_json({"type": "error", **refusal})
-            await self.close(code=CLOSE_CODES[refusal["code"]])
+            await self._refuse(refusal)
             return
         session = self.scope.get("session")
         self.creds = (self.user.pk, self.scope.get("token_key"),
@@ -331,13 +330,18 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             return
         await self._opened()
 
+    async def _refuse(self, refusal: dict) -> None:
+        """A sanctioned user's socket: the :func:`accounts.sanctions.user_standing` answer as an ``error``,
+        then its close code (4409 banned, 4410 suspended)."""
+        await self.send_json({"type": "error", **refusal})
+        await self.close(code=CLOSE_CODES[refusal["code"]])
+
     async def _close_refused(self) -> None:
-        """Close a socket refused its seat or its watch after the handshake: as a sanctioned user's (the
-        ``error``, then 4409 / 4410) when the user may no longer play, else 4403."""
+        """Close a socket refused its seat or its watch after the handshake: as a sanctioned user's when
+        the user may no longer play as stored now (sanctioned since the handshake read it), else 4403."""
         refusal = await db_call(user_standing_now)(self.user.pk)
         if refusal is not None:
-            await self.send_json({"type": "error", **refusal})
-            await self.close(code=CLOSE_CODES[refusal["code"]])
+            await self._refuse(refusal)
         else:
             await self.close(code=CLOSE_NOT_A_PLAYER)
 
@@ -352,7 +356,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         """No seat: watch, if the room lets users watch now (else close with 4403)."""
         found = await db_call(_watchable)(code)
         if found is None:
-            await self.close(code=CLOSE_NOT_A_PLAYER)
+            await self._close_refused()
             return
         self.room_id, self.code = found
         self.spectator = True

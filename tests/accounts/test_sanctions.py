@@ -174,3 +174,53 @@ def test_the_admin_sanctions_through_the_services(client, user, moderator):
     res = client.post("/admin/accounts/ipblock/add/", {"network": "192.0.2.1/24", "reason": "spam"})
     assert res.status_code == 302
     assert IpBlock.objects.get().network == "192.0.2.0/24"
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_ban_meeting_a_chat_message_being_written_does_not_deadlock(moderator):
+    """A chat message's transaction holds its room and inserts a row pointing at the user, whose foreign
+    key PostgreSQL checks at COMMIT (Django's keys are deferred) with a KEY SHARE lock on the user's row.
+    A ban meanwhile locks that row, then waits for the room to leave it. Locked FOR UPDATE, the row
+    refused the key check: each waited for the other (DeadlockDetected). FOR NO KEY UPDATE lets it pass."""
+    import threading
+    import time
+
+    from django.db import connection, transaction
+
+    from rooms.models import ChatMessage, Room
+    from tests.rooms.factories import RoomFactory
+
+    room = RoomFactory(status="open")
+    player = room.host
+    errors, written = [], threading.Event()
+
+    def chat() -> None:
+        try:
+            with transaction.atomic():
+                Room.objects.select_for_update().get(pk=room.pk)
+                ChatMessage.objects.create(room=room, user=player, seat=0, text="hi")
+                written.set()
+                time.sleep(1.0)  # the ban takes the user's row and waits for the room meanwhile
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    def ban() -> None:
+        written.wait(5)
+        try:
+            sanctions.user_ban(user=player, by=moderator, reason="spam")
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=chat), threading.Thread(target=ban)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert errors == []
+    assert ChatMessage.objects.filter(room=room, text="hi").exists()
+    assert User.objects.get(pk=player.pk).banned_at is not None

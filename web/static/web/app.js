@@ -17,7 +17,8 @@ const S = {
   token: store.get("token", null),
   me: null,
   catalogue: null,
-  achievementNames: null,  // achievement id -> name in the page's language
+  catalogueRead: null,  // the catalogue's request while it runs
+  achievementNames: null,  // a promise of {achievement id: name in the page's language}
   seatLevels: {},  // the level chosen for each empty seat of the open room, before "Add computer"
   chat: null,
   room: null,
@@ -237,7 +238,11 @@ async function loadHome() {
 // The games' catalogue (GET /api/games/catalogue: rules' labels, CPU levels and speeds), read once. A room
 // opened by its link or a reload comes before the home screen ever loaded it.
 async function loadCatalogue() {
-  if (!S.catalogue) S.catalogue = await attempt(() => api("GET", "/api/games/catalogue"));
+  if (!S.catalogue) {  // one request at a time (a reload runs the room's and the home's reads together)
+    S.catalogueRead = S.catalogueRead || attempt(() => api("GET", "/api/games/catalogue"));
+    S.catalogue = await S.catalogueRead;
+    S.catalogueRead = null;
+  }
   return S.catalogue;
 }
 
@@ -547,7 +552,8 @@ function renderLobby(room, afterGame) {
       const free = !seat.user && !seat.cpu;
       if ((free && !room.ranked) || seat.cpu) {  // the computer's level, per seat
         const id = "seat-level-" + seat.index;
-        const levels = S.catalogue ? S.catalogue.cpu_levels : [{ id: room.cpu_level, label: room.cpu_level }];
+        const levels = S.catalogue ? S.catalogue.cpu_levels
+          : [...new Set([seat.cpu_level || room.cpu_level, room.cpu_level])].map((id) => ({ id, label: id }));
         li.appendChild(h("label", { for: id, class: "sr-only",
           text: fmt(gettext("Computer level in seat %(n)s"), { n: seat.index + 1 }) }));
         // An empty seat's choice is kept until "Add computer" (a room message redraws the seats meanwhile).
@@ -559,7 +565,11 @@ function renderLobby(room, afterGame) {
       }
       if (free && !room.ranked) {
         li.appendChild(h("button", { type: "button", "data-testid": "add-cpu",
-          onclick: () => roomCall("POST", "/cpu", { seat: seat.index, level: $("#seat-level-" + seat.index).value }),
+          onclick: () => {
+            const level = $("#seat-level-" + seat.index).value;
+            delete S.seatLevels[seat.index];  // the CPU's own level shows from now on
+            roomCall("POST", "/cpu", { seat: seat.index, level });
+          },
           "aria-label": fmt(gettext("Add a computer in seat %(n)s"), { n: seat.index + 1 }) }, gettext("Add computer")));
       } else if (seat.cpu || (seat.user && seat.user.id !== S.me.id)) {
         li.appendChild(h("button", { type: "button", onclick: () => roomCall("DELETE", `/seats/${seat.index}`),
@@ -592,13 +602,11 @@ function renderLobby(room, afterGame) {
 // The socket's achievement message names it in English (API.md): the page shows the name of its own
 // language, from GET /api/achievements (read once; the English name if that read fails).
 async function achievementName(achievement) {
-  if (!S.achievementNames) {
-    try {
-      const list = await api("GET", "/api/achievements");
-      S.achievementNames = Object.fromEntries(list.map((a) => [a.id, a.name]));
-    } catch { return achievement.name; }
-  }
-  return S.achievementNames[achievement.id] || achievement.name;
+  // One read for the several achievements a game's end can bring; none kept when it fails.
+  S.achievementNames = S.achievementNames || api("GET", "/api/achievements")
+    .then((list) => Object.fromEntries(list.map((a) => [a.id, a.name])))
+    .catch(() => { S.achievementNames = null; return {}; });
+  return (await S.achievementNames)[achievement.id] || achievement.name;
 }
 
 function levelText(level) {
