@@ -3,16 +3,15 @@
 window between the username check and the insert) never answer 500 and never make two accounts; the
 loser gets the very 400 the sequential case gives."""
 
-import threading
 import time
 
 import pytest
-from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts import services
 from accounts.models import User
+from tests.concurrency import run_together
 from tests.factories import PASSWORD, GuestFactory
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
@@ -26,24 +25,16 @@ def slow_password_check(monkeypatch):
 
 def post_together(bodies, token=None):
     """POST each body to /api/auth/register at once; returns the responses in order."""
-    barrier = threading.Barrier(len(bodies))
-    answers = [None] * len(bodies)
 
-    def worker(i, body):
-        try:
-            client = APIClient()
-            if token:
-                client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
-            barrier.wait()
-            answers[i] = client.post("/api/auth/register", body, format="json")
-        finally:
-            connection.close()
+    def post(body):
+        client = APIClient()
+        if token:
+            client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        return lambda: client.post("/api/auth/register", body, format="json")
 
-    threads = [threading.Thread(target=worker, args=(i, b)) for i, b in enumerate(bodies)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
+    answers = run_together(*[post(b) for b in bodies])
+    errors = [a for a in answers if isinstance(a, Exception)]
+    assert not errors, errors
     return answers
 
 

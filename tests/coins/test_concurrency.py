@@ -1,40 +1,17 @@
 """The wallet under concurrency on PostgreSQL (threads, each on its own connection): no lost update, never
 below zero, the balance always the ledger's sum."""
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.db.models import Sum
 
 from coins import services
 from coins.models import LedgerEntry, Wallet
+from tests.concurrency import run_together
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
-
-
-def run_together(*calls) -> list:
-    """Run the callables in threads released together; returns their results or exceptions."""
-    barrier = threading.Barrier(len(calls))
-    results: list = [None] * len(calls)
-
-    def worker(i, fn):
-        try:
-            barrier.wait()
-            results[i] = fn()
-        except Exception as exc:  # noqa: BLE001 - returned to the test
-            results[i] = exc
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=worker, args=(i, fn)) for i, fn in enumerate(calls)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
-    return results
 
 
 def test_concurrent_spending_never_overdraws():

@@ -1,37 +1,20 @@
 """Rated exactly once under concurrency, and no lost update when two games sharing a player end together
 (PostgreSQL: real row locks; threads each on their own connection)."""
 
-import threading
 
 import pytest
-from django.db import connection
 
 from ranking import services
 from ranking.models import Rating, RatingChange
+from tests.concurrency import run_together as together
 from tests.ranking.factories import UserFactory, make_game
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 
-def run_together(*calls):
-    """Run the callables in threads released together; re-raise the first error."""
-    barrier = threading.Barrier(len(calls))
-    errors = []
-
-    def worker(fn):
-        try:
-            barrier.wait()
-            fn()
-        except Exception as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=worker, args=(fn,)) for fn in calls]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(30)
+def run_together(*calls) -> None:
+    """:func:`tests.concurrency.run_together`, failing on the first error."""
+    errors = [r for r in together(*calls) if isinstance(r, Exception)]
     assert not errors, errors
 
 

@@ -13,6 +13,7 @@ from accounts.sanctions import user_mute
 from config.timefmt import iso_ms
 from rooms.models import ChatMessage
 from rooms.throttles import parse_rate
+from tests.concurrency import run_together
 from tests.factories import UserFactory
 from tests.rooms.factories import ChatMessageFactory, RoomFactory
 
@@ -144,7 +145,6 @@ def test_throttled_requests_sent_at_once_are_counted_one_after_the_other(scope, 
     """DRF reads a key's history, decides, then writes it: 40 requests at once all read the same history
     and pass together. Counted under the key's lock (config.throttling), exactly the rate passes: 5 chat
     messages of a user, 10 logins of an address."""
-    import threading
     import uuid
 
     from django.core.cache import cache
@@ -167,17 +167,7 @@ def test_throttled_requests_sent_at_once_are_counted_one_after_the_other(scope, 
                 return False
         return LoginThrottle().allow_request(RequestFactory().post("/api/auth/login", REMOTE_ADDR=address), None)
 
-    start, passed = threading.Barrier(40), []
-
-    def run() -> None:
-        start.wait()
-        passed.append(once())
-
-    threads = [threading.Thread(target=run) for _ in range(40)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    passed = run_together(*[once] * 40)
     assert api_settings.DEFAULT_THROTTLE_RATES[scope] == {"chat": "5/10s", "login": "10/min"}[scope]
     assert passed.count(True) == {"chat": 5, "login": 10}[scope]
 
@@ -185,8 +175,6 @@ def test_throttled_requests_sent_at_once_are_counted_one_after_the_other(scope, 
 @pytest.mark.redis
 def test_room_code_look_ups_sent_at_once_are_counted_one_after_the_other(settings):
     """The room look-up throttle (30 a minute per user) under 40 look-ups at once: exactly 30 pass."""
-    import threading
-
     from django.test import RequestFactory
 
     from rooms.throttles import RoomLookupUserThrottle
@@ -194,17 +182,9 @@ def test_room_code_look_ups_sent_at_once_are_counted_one_after_the_other(setting
     user = UserFactory()
     view = type("LookupView", (), {"lookup_methods": ("GET",)})()
     assert api_settings.DEFAULT_THROTTLE_RATES["room_lookup"] == "30/min"
-    start, passed = threading.Barrier(40), []
-
-    def run() -> None:
+    def look_up() -> bool:
         request = RequestFactory().get("/api/rooms/ABCDEF")
         request.user = user
-        start.wait()
-        passed.append(RoomLookupUserThrottle().allow_request(request, view))
+        return RoomLookupUserThrottle().allow_request(request, view)
 
-    threads = [threading.Thread(target=run) for _ in range(40)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert passed.count(True) == 30
+    assert run_together(*[look_up] * 40).count(True) == 30
