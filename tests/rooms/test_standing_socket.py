@@ -3,6 +3,7 @@ layer): a ban, a suspension or a logout closes the user's open sockets at once (
 every action and chat re-checks the standing, so a socket that missed the close applies nothing."""
 
 from datetime import timedelta
+from html.parser import HTMLParser
 
 import pytest
 from channels.db import database_sync_to_async
@@ -146,26 +147,71 @@ async def test_a_ban_committed_while_the_socket_connects_does_not_seat_the_playe
     assert (gp.left, gp.connected) == (True, False)
 
 
-async def test_unticking_active_in_the_admin_closes_the_sockets_and_hands_the_seat_to_the_cpu(players):
-    """``is_active`` off by hand (the admin's user form) is a ban without its record: the open socket gets
-    the ``banned`` error and 4409, and the seat is played for."""
-    from types import SimpleNamespace
+class _AdminForm(HTMLParser):
+    """The fields a browser would post back from an admin change page's form ``form_id``, as shown."""
 
-    from django.contrib import admin
-    from django.test import RequestFactory
+    def __init__(self, form_id: str):
+        super().__init__()
+        self.form_id, self.inside, self.select, self.textarea = form_id, False, None, None
+        self.data: dict[str, list[str]] = {}
+
+    def _add(self, name: str, value: str) -> None:
+        self.data.setdefault(name, []).append(value)
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "form":
+            self.inside = a.get("id") == self.form_id
+        if not self.inside or not (a.get("name") or tag == "option"):
+            return
+        kind = a.get("type", "text")
+        if tag == "input" and kind in ("checkbox", "radio"):
+            if "checked" in a:
+                self._add(a["name"], a.get("value", "on"))
+        elif tag == "input" and kind not in ("submit", "button", "file"):
+            self._add(a["name"], a.get("value") or "")
+        elif tag == "select":
+            self.select = a["name"]
+        elif tag == "option" and self.select and "selected" in a:
+            self._add(self.select, a.get("value", ""))
+        elif tag == "textarea":
+            self.textarea = a["name"]
+            self._add(a["name"], "")
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self.inside = False
+        elif tag == "select":
+            self.select = None
+        elif tag == "textarea":
+            self.textarea = None
+
+    def handle_data(self, data):
+        if self.textarea:
+            self.data[self.textarea][-1] += data
+
+
+async def test_unticking_active_in_the_admin_closes_the_sockets_and_hands_the_seat_to_the_cpu(players):
+    """``is_active`` off by hand on the user's admin page (the form posted back as shown, with the box
+    unticked) is a ban without its record: the open socket gets the ``banned`` error and 4409, and the
+    seat is played for."""
+    from django.test import Client
 
     room, host, other = players
     game_id, comm, view = await _bettor(room, host, other)
     moderator = await database_sync_to_async(UserFactory)(is_staff=True, is_superuser=True)
 
-    def untick():
-        request = RequestFactory().post("/admin/")
-        request.user = moderator
-        target = User.objects.get(pk=other.pk)
-        target.is_active = False
-        admin.site._registry[User].save_model(request, target, SimpleNamespace(changed_data=["is_active"]), True)
+    def untick() -> int:
+        client = Client()
+        client.force_login(moderator)
+        url = f"/admin/accounts/user/{other.pk}/change/"
+        form = _AdminForm("user_form")
+        form.feed(client.get(url).content.decode())
+        assert form.data.pop("is_active") == ["on"]
+        return client.post(url, {**form.data, "_save": "Save"}).status_code
 
-    await database_sync_to_async(untick)()
+    assert await database_sync_to_async(untick)() == 302
+    assert not (await database_sync_to_async(User.objects.get)(pk=other.pk)).is_active
     got = []
     while (out := await comm.receive_output(timeout=TIMEOUT))["type"] != "websocket.close":
         got.append(out)
