@@ -2,6 +2,7 @@
 layer): a ban, a suspension or a logout closes the user's open sockets at once (4409, 4410, 4401), and
 every action and chat re-checks the standing, so a socket that missed the close applies nothing."""
 
+import json
 from datetime import timedelta
 from html.parser import HTMLParser
 
@@ -117,10 +118,12 @@ async def test_a_revoked_token_refuses_the_next_action_with_4401(players):
     assert (await database_sync_to_async(Room.objects.get)(pk=room.pk)).status == "playing"
 
 
-async def test_a_ban_committed_while_the_socket_connects_does_not_seat_the_player_again(players, monkeypatch):
-    """The ban lands after the handshake read the user and before the socket joined the user's group (its
-    close reached no socket): the socket is still refused with the ``banned`` error and 4409, the seat
-    stays left and unconnected, and the game does not count the player as back."""
+@pytest.mark.parametrize(("sanction", "close_code"), [("ban", 4409), ("suspend", 4410)])
+async def test_a_sanction_committed_while_the_socket_connects_does_not_seat_the_player_again(
+        players, monkeypatch, sanction, close_code):
+    """The sanction lands after the handshake read the user and before the socket joined the user's group
+    (its close reached no socket): the socket is still refused with the standing's ``error`` and its close
+    code, the seat stays left and unconnected, and the game does not count the player as back."""
     from rooms import consumers
     from rooms.models import Seat
 
@@ -129,22 +132,59 @@ async def test_a_ban_committed_while_the_socket_connects_does_not_seat_the_playe
     moderator = await database_sync_to_async(UserFactory)(is_staff=True)
     seated = consumers._seated
 
-    def ban_then_look(code, user):
-        sanctions.user_ban(user=other, by=moderator, reason="bots")  # commits: no socket hears it
+    def sanction_then_look(code, user):
+        _impose(sanction, other, moderator)  # commits: no socket hears it
         return seated(code, user)
 
-    monkeypatch.setattr(consumers, "_seated", ban_then_look)
-    comm = await _socket(room.code, other)
-    assert (await comm.connect(timeout=TIMEOUT))[0]
-    got = []
-    while (out := await comm.receive_output(timeout=TIMEOUT))["type"] != "websocket.close":
-        got.append(out)
-    assert out["code"] == 4409
-    assert '"code": "banned"' in got[-1]["text"]
+    monkeypatch.setattr(consumers, "_seated", sanction_then_look)
+    assert await _refused_at_connect(room.code, other) == (close_code, {"ban": "banned", "suspend": "suspended"}[sanction])
     seat = await database_sync_to_async(Seat.objects.get)(room=room, user=other)
     assert (seat.left, seat.connections) == (True, 0)
     gp = await database_sync_to_async(GamePlayer.objects.get)(game_id=game_id, seat=1)
     assert (gp.left, gp.connected) == (True, False)
+
+
+async def test_a_ban_committed_while_a_spectator_socket_connects_refuses_it(transactional_db, monkeypatch):
+    """The same for a spectator's socket: the ban lands before the socket is counted as watching; it is
+    refused with ``banned`` and 4409, and the room lists no spectator."""
+    from rooms import consumers
+    from rooms import services as rooms_services
+
+    def setup():
+        host, player, watcher = UserFactory(), UserFactory(), UserFactory()
+        room = rooms_services.room_create(user=host, game="chinchon", seats=2, spectators_allowed=True)
+        rooms_services.room_join(code=room.code, user=player)
+        return room, watcher, UserFactory(is_staff=True)
+
+    room, watcher, moderator = await database_sync_to_async(setup)()
+    watchable = consumers._watchable
+
+    def ban_then_look(code):
+        _impose("ban", watcher, moderator)
+        return watchable(code)
+
+    monkeypatch.setattr(consumers, "_watchable", ban_then_look)
+    assert await _refused_at_connect(room.code, watcher) == (4409, "banned")
+    assert not await database_sync_to_async(
+        lambda: room.spectators.filter(connections__gt=0).exists())()
+
+
+def _impose(sanction: str, user, moderator) -> None:
+    if sanction == "ban":
+        sanctions.user_ban(user=user, by=moderator, reason="bots")
+    else:
+        sanctions.user_suspend(user=user, by=moderator, reason="bots", until=timezone.now() + timedelta(hours=1))
+
+
+async def _refused_at_connect(code: str, user) -> tuple[int, str]:
+    """Connect ``user``'s socket to room ``code`` and read up to its close: (close code, error code)."""
+    comm = await _socket(code, user)
+    assert (await comm.connect(timeout=TIMEOUT))[0]
+    got = []
+    while (out := await comm.receive_output(timeout=TIMEOUT))["type"] != "websocket.close":
+        got.append(out)
+    errors = [json.loads(m["text"]) for m in got if m.get("text") and '"error"' in m["text"]]
+    return out["code"], errors[-1]["code"] if errors else None
 
 
 class _AdminForm(HTMLParser):
