@@ -207,7 +207,9 @@ def queue_join(*, user, game: str, seats: int, preset: str = "", style: str = ""
     rules asked for: ``preset`` (chinchón: standard, traditional, wild_ace) or ``style`` (chinchirorin:
     streamer, common); "" takes the default.
 
-    Replaces any earlier entry of the caller. If at least ``seats - 1`` friends of the caller are waiting
+    Replaces any earlier entry of the caller, except a match still live: while the room it matched the
+    caller into is open or playing with the caller seated there, a join changes nothing and returns that
+    matched entry (repeated or concurrent joins made a new ranked room each). If at least ``seats - 1`` friends of the caller are waiting
     for the same game, seat count, preset and style, the closest in rating to the caller (then the longest
     waiting) are matched with it at once: a ranked room with those rules and 60 s turns is made by
     ``rooms.services.room_create_ranked_for_queue``, every entry becomes ``matched`` with the room code,
@@ -233,6 +235,9 @@ def queue_join(*, user, game: str, seats: int, preset: str = "", style: str = ""
     except InvalidRules as exc:
         raise invalid_field(exc.field, gettext(exc.template).format(**exc.params)) from exc
     _queue_lock(game)
+    live = _live_match(user)
+    if live is not None:
+        return live
     now = timezone.now()
     entry, _ = QueueEntry.objects.update_or_create(
         user=user,
@@ -241,6 +246,19 @@ def queue_join(*, user, game: str, seats: int, preset: str = "", style: str = ""
                   "expires_at": now + QUEUE_TTL, "matched_at": None},
     )
     _queue_try_match(entry, now=now)
+    return entry
+
+
+def _live_match(user) -> QueueEntry | None:
+    """The caller's matched entry whose room is still open or playing with the caller seated in it (not
+    left), else ``None``."""
+    from rooms.models import RoomStatus, Seat
+
+    entry = QueueEntry.objects.filter(user=user, status=QueueEntry.Status.MATCHED).first()
+    if entry is None or not Seat.objects.filter(
+            room__code=entry.room_code, room__status__in=(RoomStatus.OPEN, RoomStatus.PLAYING),
+            user=user, left=False).exists():
+        return None
     return entry
 
 

@@ -180,3 +180,23 @@ def test_queue_makes_a_real_room(make_client):
     assert room.game_id is not None
     status = make_client(a).get("/api/queue").json()
     assert status["status"] == "matched" and status["room"] == code
+
+
+def test_joining_again_while_matched_keeps_the_match_and_makes_no_room(make_client):
+    """A join repeated while the caller's match room is playing (a double tap, a retry) answers that match
+    and makes no second ranked room; once the caller has left that room, a join queues again."""
+    from rooms.models import Room
+    from rooms.services import room_leave
+
+    a, b = UserFactory(), UserFactory()
+    FriendshipFactory(a=a, b=b)
+    join(make_client(a))
+    code = join(make_client(b)).json()["room"]
+    for client in (make_client(a), make_client(b), make_client(a)):
+        res = join(client)
+        assert (res.status_code, res.json()["status"], res.json()["room"]) == (201, "matched", code)
+    assert Room.objects.filter(ranked=True).count() == 1
+    room_leave(code=code, user=a)
+    res = join(make_client(a))
+    assert (res.json()["status"], res.json()["room"]) == ("waiting", None)
+    assert Room.objects.filter(ranked=True).count() == 1
