@@ -25,7 +25,7 @@ from rooms.serializers import (
     message_data,
     room_data,
 )
-from rooms.throttles import RoomCodeThrottled
+from rooms.throttles import RoomCodeThrottled, RoomCreateThrottle
 
 
 def _room_answer(request, room, code: int = status.HTTP_200_OK) -> Response:
@@ -47,7 +47,9 @@ def _valid(serializer_class, request):
 
 
 class RoomCreateApi(APIView):
-    """Create a room; the caller is its host in seat 0."""
+    """Create a room; the caller is its host in seat 0 (``THROTTLE_ROOM_CREATE`` rooms an hour per user)."""
+
+    throttle_classes = [RoomCreateThrottle]
 
     @extend_schema(request=RoomCreateSerializer, responses={201: RoomSerializer}, operation_id="rooms_create")
     def post(self, request):

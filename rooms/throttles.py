@@ -55,6 +55,13 @@ class ChatThrottle(SerialThrottleMixin, SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": user.pk}
 
 
+class RoomCreateThrottle(ChatThrottle):
+    """``THROTTLE_ROOM_CREATE`` (default ``60/hour``) rooms created per user (``POST /api/rooms``): each
+    room lives a day and holds a code, and nothing else capped them (one guest made 30 in a few seconds)."""
+
+    scope = "room_create"
+
+
 class _UserOnly:
     def __init__(self, user):
         self.user = user

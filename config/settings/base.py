@@ -245,6 +245,7 @@ REST_FRAMEWORK = {
         "register": env("THROTTLE_REGISTER", default="30/min"),
         "chat": env("THROTTLE_CHAT", default="5/10s"),
         "report": env("THROTTLE_REPORT", default="10/hour"),
+        "room_create": env("THROTTLE_ROOM_CREATE", default="60/hour"),
         # Room-code look-ups (GET /api/rooms/{code}, join; misses of the other room endpoints).
         "room_lookup": env("THROTTLE_ROOM_LOOKUP", default="30/min"),
         "room_lookup_address": env("THROTTLE_ROOM_LOOKUP_ADDRESS", default="120/min"),

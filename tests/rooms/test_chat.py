@@ -188,3 +188,21 @@ def test_room_code_look_ups_sent_at_once_are_counted_one_after_the_other(setting
         return RoomLookupUserThrottle().allow_request(request, view)
 
     assert run_together(*[look_up] * 40).count(True) == 30
+
+
+def test_a_user_creates_at_most_the_hourly_rooms_then_429(make_client):
+    """``THROTTLE_ROOM_CREATE`` (60 an hour): the 61st room of a user in the hour is refused with 429
+    ``throttled`` and ``Retry-After``, and no room is made; another user is not affected."""
+    from rooms.models import Room
+
+    assert api_settings.DEFAULT_THROTTLE_RATES["room_create"] == "60/hour"
+    user = UserFactory()
+    client = make_client(user)
+    body = {"game": "chinchirorin", "seats": 2}
+    for _ in range(60):
+        assert client.post("/api/rooms", body, format="json").status_code == 201
+    res = client.post("/api/rooms", body, format="json")
+    assert (res.status_code, res.json()["code"]) == (429, "throttled")
+    assert 1 <= int(res["Retry-After"]) <= 3600
+    assert Room.objects.filter(host=user).count() == 60
+    assert make_client(UserFactory()).post("/api/rooms", body, format="json").status_code == 201
