@@ -209,9 +209,10 @@ def queue_join(*, user, game: str, seats: int, preset: str = "", style: str = ""
 
     Replaces any earlier entry of the caller, except a match still live: while the room it matched the
     caller into is open or playing with the caller seated there, a join changes nothing and returns that
-    matched entry (repeated or concurrent joins made a new ranked room each). If at least ``seats - 1`` friends of the caller are waiting
-    for the same game, seat count, preset and style, the closest in rating to the caller (then the longest
-    waiting) are matched with it at once: a ranked room with those rules and 60 s turns is made by
+    matched entry (repeated or concurrent joins made a new ranked room each). If at least ``seats - 1``
+    friends of the caller are waiting for the same game, seat count, preset and style, the closest in
+    rating to the caller (then the longest waiting) are matched with it at once: a ranked room with those
+    rules and 60 s turns is made by
     ``rooms.services.room_create_ranked_for_queue``, every entry becomes ``matched`` with the room code,
     and each player's sockets get (after commit) ``{"type": "queue.matched", "payload": {"type": "queue",
     "status": "matched", "room": code}}`` on the group :func:`user_group`. Raises 403

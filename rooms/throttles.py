@@ -36,17 +36,20 @@ def parse_rate(rate: str | None) -> tuple[int | None, int | None]:
     return int(num), int(mult or 1) * _UNITS[unit]
 
 
-class ChatThrottle(SerialThrottleMixin, SimpleRateThrottle):
-    """At most ``n`` chat messages per ``period`` seconds per user (rate read on each instantiation);
-    messages sent at once are counted one after the other (:mod:`config.throttling`)."""
-
-    scope = "chat"
+class _SettingsRateThrottle(SerialThrottleMixin, SimpleRateThrottle):
+    """A throttle whose rate is read from the settings on each instantiation (``n/<period>``, periods such
+    as ``10s`` or ``2m`` too); requests sent at once are counted one after the other
+    (:mod:`config.throttling`)."""
 
     def get_rate(self):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
 
     def parse_rate(self, rate):
         return parse_rate(rate)
+
+
+class _PerUser:
+    """Keyed by the signed-in user (not throttled without one)."""
 
     def get_cache_key(self, request, view):
         user = getattr(request, "user", None)
@@ -55,7 +58,13 @@ class ChatThrottle(SerialThrottleMixin, SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": user.pk}
 
 
-class RoomCreateThrottle(ChatThrottle):
+class ChatThrottle(_PerUser, _SettingsRateThrottle):
+    """At most ``n`` chat messages per ``period`` seconds per user (``THROTTLE_CHAT``)."""
+
+    scope = "chat"
+
+
+class RoomCreateThrottle(_PerUser, _SettingsRateThrottle):
     """``THROTTLE_ROOM_CREATE`` (default ``60/hour``) rooms created per user (``POST /api/rooms``): each
     room lives a day and holds a code, and nothing else capped them (one guest made 30 in a few seconds)."""
 
@@ -77,18 +86,12 @@ def chat_throttle_check(user) -> None:
                                    detail="Too many chat messages; wait a moment.")
 
 
-class _RoomLookupBase(SerialThrottleMixin, SimpleRateThrottle):
+class _RoomLookupBase(_SettingsRateThrottle):
     """Room-code look-ups. On the views' look-up methods (``lookup_methods``: ``GET /api/rooms/{code}``,
     ``POST /api/rooms/{code}/join``) every request counts, look-ups sent at once one after the other
     (:mod:`config.throttling`); on the other ``/api/rooms/{code}…`` methods
     only the misses count (a 403 or 404, recorded by :class:`RoomCodeThrottled` after the answer), so a
     code cannot be tried there either while players using their own room are never slowed down."""
-
-    def get_rate(self):
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
-
-    def parse_rate(self, rate):
-        return parse_rate(rate)
 
     def allow_request(self, request, view):
         if request.method in getattr(view, "lookup_methods", ()):
@@ -110,16 +113,10 @@ class _RoomLookupBase(SerialThrottleMixin, SimpleRateThrottle):
         self.cache.set(key, history, self.duration)
 
 
-class RoomLookupUserThrottle(_RoomLookupBase):
+class RoomLookupUserThrottle(_PerUser, _RoomLookupBase):
     """``THROTTLE_ROOM_LOOKUP`` (default ``30/min``) room-code look-ups per signed-in user."""
 
     scope = "room_lookup"
-
-    def get_cache_key(self, request, view):
-        user = getattr(request, "user", None)
-        if user is None or not user.is_authenticated:
-            return None
-        return self.cache_format % {"scope": self.scope, "ident": user.pk}
 
 
 class RoomLookupAddressThrottle(_RoomLookupBase):
