@@ -1,0 +1,226 @@
+"""The project's layers, as data, and the test that keeps imports going one way.
+
+Each of the project's modules belongs to a layer; a module may import (at module level or anywhere) only
+modules of its own unit, of its own app at a rank not above its own, or of a LOWER rank. Units and ranks (``LAYERS``, lowest first):
+
+0. ``config`` - settings, errors, metrics, health, the ASGI/WSGI plumbing, shared helpers. Imports no app.
+   Apps register into it (``config.health`` checks, ``config.metrics`` collectors) from ``ready()``.
+1. ``accounts`` - users, tokens, standing and sanctions. A sanction announces ``accounts.signals.user_out``
+   (rooms and the ranked queue react). ``games.engine`` - the pure rules (no Django models). Peers: neither
+   imports the other.
+2. ``games`` - the one write path of a game (``games.actions``, ``games.timers``, ``games.lifecycle`` behind
+   the ``games.services`` facade), its events, selectors, tasks. Announces ``game_finishing`` /
+   ``game_finished`` (signals) and offers the veto hooks of ``games.hooks`` (coins registers there).
+3. ``rooms`` - rooms, seats, chat, the socket consumer; reacts to games' and accounts' signals.
+4. ``ranking`` - ratings, XP, achievements, friends, the ranked queue.
+5. ``coins`` - wallets and the ledger; hooks into games' stakes through ``games.hooks``.
+6. ``moderation`` - moderators' tools, the integrity check, the admin site and its shared pieces.
+7. ``admin`` - every app's ``<app>.admin`` module: the admin pages are a client on top of every app.
+8. ``web`` - the page (talks to the server only through the public API and socket).
+
+The composition root - ``COMPOSITION_ROOT``: ``config.urls``, ``config.asgi``, ``config.settings.*`` -
+sits above everything and may name every app (it wires the URL and socket routing and the settings).
+
+Upward reactions are Django signals the lower layer sends and the upper one connects to in its
+``AppConfig.ready()``, or (where the upper layer must veto inside the lower one's transaction) the small
+registry ``games.hooks``.
+
+No import written inside a function, except (``INNER_ALLOWED``) a heavy or optional module, each with its
+reason, and the Django idiom of ``AppConfig.ready()`` importing its own app's modules (models are only
+importable once the app registry is ready). There is no import circle among the project's modules.
+Migrations are not walked.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+APPS = ("config", "accounts", "games", "rooms", "ranking", "coins", "moderation", "web")
+
+LAYERS = {
+    "config": 0,
+    "accounts": 1,
+    "games.engine": 1,
+    "games": 2,
+    "rooms": 3,
+    "ranking": 4,
+    "coins": 5,
+    "moderation": 6,
+    "admin": 7,  # every app's ``<app>.admin`` module (and its submodules)
+    "web": 8,
+}
+COMPOSITION_ROOT = ("config.urls", "config.asgi", "config.settings")
+ROOT_RANK = 100
+
+# (importing module, imported module) -> why the import is written inside a function.
+INNER_ALLOWED = {
+    ("config.textpolicy", "icu"): "PyICU is heavy; loaded on the first text checked",
+    ("config.web", "uvicorn"): "the server only, not needed by the modules that import config.web",
+    ("config.metrics", "prometheus_client"): "the worker's metrics server, only when a port is set",
+    ("config.asgi", "django.urls"): "after django.setup(): the URL modules read the settings",
+    ("config.asgi", "config.errors"): "after django.setup(): DRF's modules read the settings",
+    ("config.audit", "auditlog.models"): "a model, importable only once the app registry is ready",
+    ("config.metrics", "django.conf"): "config.metrics is imported by config.asgi before django.setup()",
+    ("config.metrics", "django.http"): "config.metrics is imported by config.asgi before django.setup()",
+    ("config.metrics", "asgiref.sync"): "config.metrics is imported by config.asgi before django.setup()",
+}
+
+
+def _modules() -> dict[str, tuple[Path, bool]]:
+    mods = {}
+    for app in APPS:
+        for path in sorted((ROOT / app).rglob("*.py")):
+            if "migrations" in path.relative_to(ROOT).parts:
+                continue
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            is_pkg = parts[-1] == "__init__"
+            if is_pkg:
+                parts = parts[:-1]
+            mods[".".join(parts)] = (path, is_pkg)
+    return mods
+
+
+MODULES = _modules()
+
+
+def _targets(module: str, is_pkg: bool, node: ast.Import | ast.ImportFrom) -> list[str]:
+    """The modules an import statement names (project modules resolved to the deepest one that exists;
+    others as written)."""
+    if isinstance(node, ast.Import):
+        names = [a.name for a in node.names]
+    else:
+        if node.level:
+            base = module.split(".")
+            if not is_pkg:
+                base = base[:-1]
+            base = base[:len(base) - (node.level - 1)]
+            prefix = ".".join(base + ([node.module] if node.module else []))
+        else:
+            prefix = node.module or ""
+        names = [f"{prefix}.{a.name}" if f"{prefix}.{a.name}" in MODULES else prefix for a in node.names]
+    out = []
+    for name in names:
+        found = name
+        while found and found not in MODULES:
+            found = found.rpartition(".")[0]
+        out.append(found or name)
+    return out
+
+
+def _walk(tree: ast.AST):
+    """(import node, enclosing function names) for every import statement in ``tree``."""
+    stack: list[tuple[ast.AST, tuple[str, ...]]] = [(tree, ())]
+    while stack:
+        node, funcs = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                yield child, funcs
+            inner = funcs + (child.name,) if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else funcs
+            stack.append((child, inner))
+
+
+def _imports():
+    """module -> list of (imported module, line, enclosing functions)."""
+    out = {}
+    for module, (path, is_pkg) in MODULES.items():
+        tree = ast.parse(path.read_text(), str(path))
+        out[module] = [(target, node.lineno, funcs) for node, funcs in _walk(tree)
+                       for target in _targets(module, is_pkg, node)]
+    return out
+
+
+IMPORTS = _imports()
+
+
+def unit_of(module: str) -> str:
+    """The layer unit ``module`` belongs to (a key of ``LAYERS``), or ``"root"``."""
+    if any(module == r or module.startswith(r + ".") for r in COMPOSITION_ROOT):
+        return "root"
+    parts = module.split(".")
+    if len(parts) > 1 and parts[1] == "admin":
+        return "admin"
+    if module == "games.engine" or module.startswith("games.engine."):
+        return "games.engine"
+    return parts[0]
+
+
+def rank_of(module: str) -> int:
+    unit = unit_of(module)
+    return ROOT_RANK if unit == "root" else LAYERS[unit]
+
+
+def test_every_module_has_a_layer():
+    assert {unit_of(m) for m in MODULES} <= set(LAYERS) | {"root"}
+
+
+def test_imports_only_go_down():
+    bad = []
+    for module, imports in IMPORTS.items():
+        for target, line, _ in imports:
+            if target not in MODULES or target == module:
+                continue
+            same = unit_of(target) == unit_of(module) or (
+                target.split(".")[0] == module.split(".")[0] and rank_of(target) <= rank_of(module))
+            if not same and rank_of(target) >= rank_of(module):
+                bad.append(f"{module}:{line} imports {target} ({unit_of(module)} -> {unit_of(target)})")
+    assert bad == []
+
+
+def test_no_import_circle():
+    graph = {m: sorted({t for t, _, _ in imps if t in MODULES and t != m})
+             for m, imps in IMPORTS.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+
+    def connect(v: str) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                circles.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    assert circles == []
+
+
+def test_no_import_inside_a_function():
+    bad = []
+    for module, imports in IMPORTS.items():
+        for target, line, funcs in imports:
+            if not funcs:
+                continue
+            if module.endswith(".apps") and funcs[-1] == "ready" and (
+                    target.split(".")[0] == module.split(".")[0] or target not in MODULES):
+                continue  # the Django idiom: ready() imports its own app's receivers / registrations
+            if any(target == t or target.startswith(t + ".") for m, t in INNER_ALLOWED if m == module):
+                continue
+            bad.append(f"{module}:{line} {'.'.join(funcs)}() imports {target}")
+    assert bad == []
+
+
+def test_inner_allowed_entries_are_used_and_explained():
+    used = {(m, t) for m, imps in IMPORTS.items() for target, _, funcs in imps if funcs
+            for mm, t in INNER_ALLOWED if mm == m and (target == t or target.startswith(t + "."))}
+    assert set(INNER_ALLOWED) == used
+    assert all(reason for reason in INNER_ALLOWED.values())
