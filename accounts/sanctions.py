@@ -14,8 +14,9 @@ Effects, after the transaction commits:
 
 - ban / suspend: every open socket of the user gets ``{"type": "user.revoked", "close_code": 4409 |
   4410, "code", "detail"}`` through the channel-layer group ``user-<id>`` and is closed with that code;
-  each seat the user holds is handed to the CPU as when a player leaves (``rooms.services.room_leave``:
-  played for during a game, freed before one); the user's ranked-queue entry is dropped. Every request
+  :data:`accounts.signals.user_out` is sent in the transaction: rooms hand each seat the user holds to
+  the CPU as when a player leaves (played for during a game, freed before one) and the ranked queue drops
+  the user's entry. Every request
   with the user's token answers ``403 banned`` / ``403 suspended`` (``accounts.authentication``).
 - mute: chat (REST and socket) answers ``403 muted`` with ``until``.
 - logout (``accounts.services.user_logout``) closes the sockets with 4401.
@@ -30,12 +31,15 @@ import contextlib
 import ipaddress
 from datetime import datetime
 
+from auditlog.context import set_actor
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import IpBlock, Sanction, User
+from accounts.signals import user_out
 from config.errors import ApiError
+from config.groups import group_send
 from config.timefmt import iso_ms
 
 # WebSocket close codes (README "Security"; API.md "WebSocket").
@@ -139,8 +143,6 @@ def _actor(by):
     """django-auditlog's actor for the log entries written inside (none for a system action)."""
     if by is None:
         return contextlib.nullcontext()
-    from auditlog.context import set_actor
-
     return set_actor(by)
 
 
@@ -155,39 +157,22 @@ def _locked(user) -> User:
 
 def _put_out(target: User, close_code: int, now: datetime | None = None) -> None:
     """Close ``target``'s sockets with ``close_code`` after the commit (the standing's ``error`` first)
-    and hand its seats to the CPU: what a suspension, a ban and a deactivation do."""
+    and announce :data:`accounts.signals.user_out` (rooms hand the seats to the CPU, the ranked queue
+    drops the user): what a suspension, a ban and a deactivation do."""
     user_sockets_close_on_commit(target.pk, close_code, user_standing(target, now))
-    _leave_everything(target)
+    user_out.send(sender=User, user=target)
 
 
 def user_sockets_close_on_commit(user_id: int, close_code: int, refusal: dict | None) -> None:
     """After the commit, close every socket of the user with ``close_code`` (group ``user-<id>``),
     sending ``refusal`` first as an ``error`` message when given. Registered before the seats are left,
     so the sockets get this before the ``room`` broadcasts of the leave."""
-    from games.events import group_send
-
     message = {"type": "user.revoked", "close_code": close_code}
     if refusal is not None:
         message.update(code=refusal["code"], detail=refusal["detail"])
         if "until" in refusal:
             message["until"] = refusal["until"]
     transaction.on_commit(lambda: group_send(user_group(user_id), message))
-
-
-def _leave_everything(user: User) -> None:
-    """Hand every seat of ``user`` to the CPU as when the player leaves, and drop the ranked-queue entry."""
-    from ranking.services import queue_leave
-    from rooms.models import RoomStatus, Seat
-    from rooms.services import room_leave
-
-    codes = (Seat.objects.filter(user=user, left=False).exclude(room__status=RoomStatus.CLOSED)
-             .values_list("room__code", flat=True))
-    for code in list(codes):
-        try:
-            room_leave(code=code, user=user)
-        except ApiError:  # closed or left meanwhile
-            pass
-    queue_leave(user=user)
 
 
 def _lift_in_force(user: User, kind: str, by, reason: str, now: datetime) -> int:

@@ -10,6 +10,7 @@ class ModerationConfig(AppConfig):
     verbose_name = "Moderation"
 
     def ready(self) -> None:
-        from moderation import audit_registry
+        from moderation import audit_registry, receivers
 
         audit_registry.register_models()
+        receivers.connect()

@@ -3,12 +3,12 @@
 from celery import shared_task
 from django.db import OperationalError
 
+from moderation.services import integrity_check_game
+
 
 @shared_task(name="moderation.integrity_check", acks_late=True, autoretry_for=(OperationalError,),
              retry_backoff=True, max_retries=5)
 def integrity_check(game_id: int) -> int:
     """Raise or refresh the integrity flags of a rated game's players
     (:func:`moderation.services.integrity_check_game`); returns how many."""
-    from moderation.services import integrity_check_game
-
     return len(integrity_check_game(game_id=game_id))

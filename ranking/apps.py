@@ -3,7 +3,7 @@ from django.apps import AppConfig
 
 
 class RankingConfig(AppConfig):
-    """Ranking app; :meth:`ready` connects the receivers (game finished, room joined)."""
+    """Ranking app; :meth:`ready` connects the receivers (game finished, room joined, user out)."""
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "ranking"

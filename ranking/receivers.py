@@ -2,9 +2,17 @@
 
 - ``games.signals.game_finished(game_id)`` (sent after commit) -> enqueue ``ranking.tasks.rate_game``.
 - ``rooms.signals.room_joined(room_id, user_id, host_id)`` -> host and joiner become friends.
+- ``accounts.signals.user_out(user)`` (in the transaction of a suspension, ban or deactivation) -> the
+  user's ranked-queue entry is dropped.
 """
 
 import logging
+
+from accounts.signals import user_out
+from games.signals import game_finished
+from ranking import services
+from ranking.tasks import rate_game
+from rooms.signals import room_joined
 
 logger = logging.getLogger(__name__)
 
@@ -13,8 +21,6 @@ def on_game_finished(sender=None, game_id=None, **kwargs) -> None:
     """Enqueue the rating/statistics task for a finished (or aborted) game; never raises."""
     if game_id is None:
         return
-    from ranking.tasks import rate_game
-
     try:
         rate_game.delay(int(game_id))
     except Exception:  # noqa: BLE001 - the broker may be down; the game itself has committed
@@ -23,22 +29,16 @@ def on_game_finished(sender=None, game_id=None, **kwargs) -> None:
 
 def on_room_joined(sender=None, room_id=None, user_id=None, host_id=None, **kwargs) -> None:
     """Joining a room by its code makes joiner and host friends."""
-    from ranking.services import on_room_joined as handle
+    services.on_room_joined(room_id=room_id, user_id=user_id, host_id=host_id)
 
-    handle(room_id=room_id, user_id=user_id, host_id=host_id)
+
+def on_user_out(sender=None, user=None, **kwargs) -> None:
+    """``accounts.signals.user_out``: the user leaves the ranked queue."""
+    services.queue_leave(user=user)
 
 
 def connect() -> None:
-    """Connect the receivers to the signals that exist (the games and rooms apps may still be growing)."""
-    try:
-        from games.signals import game_finished
-    except ImportError:
-        logger.info("games.signals.game_finished not found: games will not be rated")
-    else:
-        game_finished.connect(on_game_finished, dispatch_uid="ranking.on_game_finished")
-    try:
-        from rooms.signals import room_joined
-    except ImportError:
-        logger.info("rooms.signals.room_joined not found: room invitations make no friends")
-    else:
-        room_joined.connect(on_room_joined, dispatch_uid="ranking.on_room_joined")
+    """Connect the receivers."""
+    game_finished.connect(on_game_finished, dispatch_uid="ranking.on_game_finished")
+    room_joined.connect(on_room_joined, dispatch_uid="ranking.on_room_joined")
+    user_out.connect(on_user_out, dispatch_uid="ranking.on_user_out")

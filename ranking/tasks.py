@@ -3,27 +3,24 @@
 from celery import shared_task
 from django.db import OperationalError
 
+from ranking import services
+from ranking.signals import game_recorded
+
 
 @shared_task(name="ranking.rate_game", acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True,
              max_retries=5)
 def rate_game(game_id: int) -> dict:
     """Rate a finished ranked game and record every seat's statistics, XP and achievements (see
     :func:`ranking.services.game_process_finished`). Safe to run twice or concurrently, so a database
-    outage (``OperationalError``) is simply retried with backoff. A game just recorded then goes to the
-    moderators' integrity check (``moderation.integrity_check``; ranked games only)."""
-    from ranking.services import game_process_finished
-
-    out = game_process_finished(game_id=game_id)
-    if out.get("recorded_ranked"):  # the flags are about ranked play: an unranked game has none to raise
-        from moderation.tasks import integrity_check
-
-        integrity_check.delay(game_id)  # the integrity flags read the records and rating changes just written
+    outage (``OperationalError``) is simply retried with backoff. Then announces
+    :data:`ranking.signals.game_recorded` (moderation sends a ranked game just recorded to its integrity
+    check)."""
+    out = services.game_process_finished(game_id=game_id)
+    game_recorded.send(sender=None, game_id=game_id, ranked=out.get("recorded_ranked", 0))
     return out
 
 
 @shared_task(name="ranking.queue_expire")
 def queue_expire() -> int:
     """Delete expired queue entries (beat: every minute is plenty; expiry is also applied lazily)."""
-    from ranking.services import queue_expire as expire
-
-    return expire()
+    return services.queue_expire()

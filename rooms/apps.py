@@ -3,7 +3,7 @@ from django.apps import AppConfig
 
 
 class RoomsConfig(AppConfig):
-    """Rooms app; :meth:`ready` connects to ``games.signals.game_finishing``."""
+    """Rooms app; :meth:`ready` connects the receivers (game finishing, user out)."""
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "rooms"
