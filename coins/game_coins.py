@@ -1,5 +1,6 @@
-"""The coin hooks of the games write path (:mod:`games.services` calls these inside the game's locked
-transaction; game row first, then wallets in user-id order).
+"""The coin hooks of the games write path (registered into :mod:`games.hooks` by :func:`register`, from
+``CoinsConfig.ready()``; the write path calls them inside the game's locked transaction; game row first,
+then wallets in user-id order).
 
 The engine keeps the pot and reports every movement as an event (``stake``, ``reentry_paid``,
 ``pot_won``: see :mod:`games.engine.chinchon` "Coins"); :func:`game_coins_post` turns those events into
@@ -21,6 +22,8 @@ from coins import selectors
 from coins.models import LedgerEntry
 from coins.services import InsufficientCoins, _post, lock_wallets
 from config.errors import ApiError
+from games import hooks
+from ranking.selectors import friend_ids
 
 Reason = LedgerEntry.Reason
 
@@ -40,8 +43,6 @@ def game_stakes_check(*, rules_obj, seats: list[dict], ranked: bool) -> list[int
         return []
     humans = {i: s["user"].pk for i, s in enumerate(seats) if not s.get("cpu") and s.get("user") is not None}
     if ranked:
-        from ranking.selectors import friend_ids
-
         friends = {uid: friend_ids(uid) for uid in humans.values()}
         if any(b not in friends[a] for a, b in combinations(humans.values(), 2)):
             raise ApiError("stakes_friends_only",
@@ -109,3 +110,9 @@ def game_refund(*, game, players: dict) -> list[dict]:
     seats = {gp.user_id: seat for seat, gp in players.items() if not gp.cpu}
     return sorted(({"seat": seats.get(uid), "coins": coins} for uid, coins in paid.items()),
                   key=lambda r: (r["seat"] is None, r["seat"] or 0))
+
+
+def register() -> None:
+    """Install these functions as the write path's coin hooks (:func:`games.hooks.register_coins`)."""
+    hooks.register_coins(stakes_check=game_stakes_check, prepare=game_prepare, post=game_coins_post,
+                         refund=game_refund)

@@ -1,8 +1,9 @@
-"""Thin Celery tasks taking ids; all logic is in :mod:`games.services` (DESIGN.md "Time and absence").
+"""Thin Celery tasks taking ids; all logic is in :mod:`games.timers` (through :mod:`games.services`) (DESIGN.md "Time and absence").
 
 Every task is safe to run late, twice or never: the services check ``seq``/times under the game's lock,
 and the beat task :func:`sweep` (every second, CELERY_BEAT_SCHEDULE ``games-sweep``) catches what a lost
-task missed. Nothing is ever revoked.
+task missed. Nothing is ever revoked. The write path sends these by name (``games.locking.TASK_*``): it does
+not import this module.
 """
 
 from datetime import datetime

@@ -37,7 +37,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(autouse=True)
 def _clear_cache():
     """Throttle counters live in the cache: every test starts with none (and with no presence time this
-    process remembers writing there: games.services.game_note_seen)."""
+    process remembers writing there: games.timers.game_note_seen)."""
     try:
         from django.core.cache import cache
 
@@ -45,9 +45,9 @@ def _clear_cache():
     except Exception:  # pure tests run with -p no:django have no cache
         pass
     else:
-        from games import services
+        from games import timers
 
-        services._SEEN_NOTED.clear()
+        timers._SEEN_NOTED.clear()
     yield
 
 

@@ -5,7 +5,7 @@ import pytest
 from django.db.models import OuterRef, Subquery
 
 from config.compiled import CompiledQuery, Param
-from games import services
+from games import locking
 from games.models import GameAction, GamePlayer
 from rooms import services as room_services
 from tests.factories import UserFactory
@@ -38,19 +38,19 @@ def test_the_lock_read_equals_the_orm_for_each_game_and_each_prior_key():
     row = GameAction.objects.filter(game_id=g1).order_by("seq").first()
     GameAction.objects.filter(pk=row.pk).update(user=users1[0], action_id="k-1")
     for game_id in (g1, g2, 10**9):
-        compiled = services._LOCK_READ.run(game_id=game_id)
-        orm = list(services._lock_queryset(game_id))
+        compiled = locking._LOCK_READ.run(game_id=game_id)
+        orm = list(locking._lock_queryset(game_id))
         assert [_fields(p) for p in compiled] == [_fields(p) for p in orm]
         assert all(p.user is None or p.user.pk == p.user_id for p in compiled)
         for key in ("k-1", "k-2"):
-            compiled = services._LOCK_READ_PRIOR.run(game_id=game_id, user_id=users1[0].pk, action_id=key)
-            orm = list(services._lock_queryset(game_id, (users1[0].pk, key)))
+            compiled = locking._LOCK_READ_PRIOR.run(game_id=game_id, user_id=users1[0].pk, action_id=key)
+            orm = list(locking._lock_queryset(game_id, (users1[0].pk, key)))
             assert [_fields(p) for p in compiled] == [_fields(p) for p in orm]
-    hit = services._LOCK_READ_PRIOR.run(game_id=g1, user_id=users1[0].pk, action_id="k-1")
+    hit = locking._LOCK_READ_PRIOR.run(game_id=g1, user_id=users1[0].pk, action_id="k-1")
     assert {p.prior_seq for p in hit} == {row.seq}
     # a spectator socket open on g1's room, none on g2's (its spectator row has no socket left)
-    assert {p.watched for p in services._LOCK_READ.run(game_id=g1)} == {True}
-    assert {p.watched for p in services._LOCK_READ.run(game_id=g2)} == {False}
+    assert {p.watched for p in locking._LOCK_READ.run(game_id=g1)} == {True}
+    assert {p.watched for p in locking._LOCK_READ.run(game_id=g2)} == {False}
 
 
 def test_parameters_that_are_not_placeholders_are_refused():

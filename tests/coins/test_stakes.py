@@ -10,7 +10,8 @@ from django.db.models import Sum
 
 from coins.models import LedgerEntry, Wallet
 from coins.services import wallet_move
-from games import services
+from config.errors import ApiError
+from games import locking, selectors, services
 from games.engine import chinchon as C
 from games.models import Game, GameAction
 from rooms.models import Room
@@ -54,7 +55,7 @@ def test_human_seats_pay_the_stake_cpu_seats_do_not():
     assert ledger(a) == [(-25, "stake")] and LedgerEntry.objects.get(wallet_id=a.pk, reason="stake").game_id == game.pk
     start = GameAction.objects.get(game=game, seq=0).events
     assert start[0] == {"type": "stake", "audience": "all", "seats": [0, 2], "amount": 25, "pot": 50}
-    view = services.selectors.game_view(game=game, user=a)
+    view = selectors.game_view(game=game, user=a)
     assert view["table"]["pot"] == {"stake": 25, "total": 50, "stakers": [0, 2]}
 
 
@@ -97,7 +98,7 @@ def test_an_aborted_game_refunds_every_stake_and_reentry():
     game.refresh_from_db()
     refunds = [{"seat": 0, "coins": 50}, {"seat": 1, "coins": 100}, {"seat": 2, "coins": 50}]
     assert game.result == {"standing": [], "reason": "aborted", "pot": {"total": 200, "refunds": refunds}}
-    assert services.selectors.game_view(game=game, user=a)["result"] == game.result
+    assert selectors.game_view(game=game, user=a)["result"] == game.result
     events = GameAction.objects.get(game=game, seq=game.seq).events
     assert events[-1] == {"type": "pot_refunded", "audience": "all", "refunds": refunds}
     call_command("replay_game", game.pk, stdout=io.StringIO())
@@ -139,7 +140,7 @@ def test_paid_reentry_in_the_action_transaction():
     view = services.game_apply_action(game_id=game.pk, actor=a, expected_seq=1, action={"type": "close", "card": "11O"})
     assert view["phase"] == "reentry" and view["awaiting"] == [1]
     wallet_move(user_id=b.pk, amount=-460, reason="adjustment", note="spent elsewhere")  # 475 -> 15
-    with pytest.raises(services.ApiError) as exc:
+    with pytest.raises(ApiError) as exc:
         services.game_apply_action(game_id=game.pk, actor=b, expected_seq=2, action={"type": "reenter", "accept": True})
     assert exc.value.error_code == "insufficient_coins"
     game.refresh_from_db()
@@ -165,7 +166,7 @@ def test_a_played_for_seat_never_pays_for_reentry(monkeypatch):
     a, b, c = UserFactory(), UserFactory(), UserFactory()
     game = _reentry_game([a, b, c], 25)
     services.game_apply_action(game_id=game.pk, actor=a, expected_seq=1, action={"type": "close", "card": "11O"})
-    Game.objects.filter(pk=game.pk).update(deadline=services._now())
+    Game.objects.filter(pk=game.pk).update(deadline=locking._now())
     services.game_handle_timeout(game_id=game.pk, seq=2, heartbeat=None)
     game.refresh_from_db()
     assert game.state["phase"] == "draw" and game.state["out"][1] and balance(b) == 475

@@ -12,7 +12,8 @@ from asgiref.testing import ApplicationCommunicator
 from channels.db import database_sync_to_async
 from django.db import connection
 
-from games import events, selectors
+from config import groups
+from games import selectors
 from games.models import Game
 from rooms import services as room_services
 from rooms.models import Room
@@ -210,7 +211,7 @@ async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
         return game, view, token
 
     game, view, token = await database_sync_to_async(setup)()
-    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+    monkeypatch.setattr(groups, "get_channel_layer", lambda: layer)
     status, answer = await _asgi_post(application, f"/api/games/{game.pk}/actions", token,
                                       {**view["legal_actions"][0], "seq": view["seq"]})
     assert status == 200, answer
@@ -238,7 +239,7 @@ def test_the_locked_read_decodes_the_game_json_once(kind, make_client, monkeypat
     from django.db import transaction
     from django.db.models import JSONField
 
-    from games import services
+    from games import locking
 
     game, _clients = _room_game(make_client, kind, 4, {})
     stored = Game.objects.values("state", "rules").get(pk=game.pk)
@@ -253,7 +254,7 @@ def test_the_locked_read_decodes_the_game_json_once(kind, make_client, monkeypat
 
     monkeypatch.setattr(JSONField, "from_db_value", counting)
     with transaction.atomic():
-        ctx = services._lock(game.pk)
+        ctx = locking._lock(game.pk)
     assert len(ctx.players) == 4
     assert ctx.game.state == stored["state"] and ctx.game.rules == stored["rules"]
     assert ctx.game.get_deferred_fields() == set()
@@ -350,7 +351,7 @@ async def test_the_answers_ending_a_game_and_starting_the_next_do_not_wait_for_t
         return room.code, room.game_id, [Token.objects.create(user=u).key for u in users]
 
     code, game_id, tokens = await database_sync_to_async(setup)()
-    monkeypatch.setattr(events, "get_channel_layer", lambda: layer)
+    monkeypatch.setattr(groups, "get_channel_layer", lambda: layer)
 
     async def released() -> list[str]:
         release.set()

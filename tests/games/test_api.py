@@ -2,7 +2,7 @@
 
 import pytest
 
-from games import services
+from games import locking, services
 from games.models import GameAction
 from tests.factories import UserFactory
 from tests.games.factories import GameFactory, cpu, human
@@ -151,7 +151,7 @@ def test_action_on_a_missing_or_deleted_game_is_404(table, monkeypatch):
     res = cb.post("/api/games/999999999999999999999999/actions", {"type": "bet", "seq": 0}, format="json")
     assert (res.status_code, res.json()["code"]) == (404, "not_found")
     # Deleted between the membership check and the row lock (admin delete): 404, not a 500.
-    real = services._lock
+    real = locking._lock
 
     def vanish(game_id):
         from games.models import Game
@@ -159,7 +159,7 @@ def test_action_on_a_missing_or_deleted_game_is_404(table, monkeypatch):
         Game.objects.filter(pk=game_id).delete()
         return real(game_id)
 
-    monkeypatch.setattr(services, "_lock", vanish)
+    monkeypatch.setattr(locking, "_lock", vanish)
     res = cb.post(f"/api/games/{game.pk}/actions", {"type": "bet", "amount": 10, "seq": 0}, format="json")
     assert (res.status_code, res.json()["code"]) == (404, "not_found")
 

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 def test_the_log_and_the_deadlines_share_one_clock(monkeypatch):
     clock = [datetime(2026, 1, 1, 12, 0, tzinfo=UTC)]
-    monkeypatch.setattr("games.services._now", lambda: clock[0])
+    monkeypatch.setattr("games.locking._now", lambda: clock[0])
     game = GameFactory(seats=[human(), human()], turn_seconds=30)
     game.refresh_from_db()
     start = GameAction.objects.get(game=game, seq=0)

@@ -8,7 +8,7 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
-from games import services
+from games import services, timers
 from games.models import GamePlayer
 from tests.factories import UserFactory
 from tests.games.factories import GameFactory, human
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.django_db
 def clock(monkeypatch, settings):
     settings.AWAY_GRACE_SECONDS = 10
     now = [timezone.now().replace(microsecond=0)]
-    monkeypatch.setattr("games.services._now", lambda: now[0])
+    monkeypatch.setattr("games.locking._now", lambda: now[0])
     return now
 
 
@@ -109,7 +109,7 @@ def test_a_process_writes_a_players_time_at_most_every_5_s(make_client, clock, m
     then up to 5 s old); other players and games are written apart; after 5 s it is written again."""
     a, b = UserFactory(), UserFactory()
     game, other = GameFactory(seats=[human(a), human(b)]), GameFactory(seats=[human(a), human(b)])
-    presence = services._presence_cache()
+    presence = timers._presence_cache()
     writes, real_set = [], presence.set
     monkeypatch.setattr(presence, "set", lambda key, value, timeout=None: writes.append((key, value))
                         or real_set(key, value, timeout))
@@ -124,13 +124,13 @@ def test_a_process_writes_a_players_time_at_most_every_5_s(make_client, clock, m
     times = [(key, round(value - t0.timestamp(), 3)) for key, value in writes]
     assert times == [(f"game-seen:{game.pk}:{a.pk}", 0), (f"game-seen:{game.pk}:{b.pk}", 4.9),
                      (f"game-seen:{other.pk}:{a.pk}", 4.9), (f"game-seen:{game.pk}:{a.pk}", 5)]
-    assert services._last_seen(game.pk, a.pk) == t0 + timedelta(seconds=5)
+    assert timers._last_seen(game.pk, a.pk) == t0 + timedelta(seconds=5)
 
 
 def test_the_presence_cache_follows_a_change_of_the_caches_setting(settings):
-    """One cache instance per process (``services._presence_cache``), made anew when CACHES changes."""
-    before = services._presence_cache()
-    assert services._presence_cache() is before
+    """One cache instance per process (``timers._presence_cache``), made anew when CACHES changes."""
+    before = timers._presence_cache()
+    assert timers._presence_cache() is before
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "other"}}
-    after = services._presence_cache()
+    after = timers._presence_cache()
     assert after is not before and type(after).__name__ == "LocMemCache"
