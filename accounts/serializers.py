@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from accounts import hooks
 from accounts.models import DISPLAY_NAME_MAX
 from config.textpolicy import PolicyTextField
 
@@ -75,6 +76,4 @@ class MeSerializer(UserSerializer):
     ratings = serializers.SerializerMethodField()
 
     def get_ratings(self, user) -> dict[str, dict[str, int]]:
-        from ranking.selectors import ratings_for_user
-
-        return ratings_for_user(user)
+        return hooks.ratings_for(user)

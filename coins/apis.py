@@ -29,7 +29,7 @@ class LedgerPagination(PageNumberPagination):
 
 
 def _wallet_body(request, view) -> dict:
-    wallet = selectors.wallet_of(user_id=request.user.pk)
+    wallet = services.wallet_of(user_id=request.user.pk)
     paginator = LedgerPagination()
     page = paginator.paginate_queryset(selectors.ledger_of(user_id=request.user.pk), request, view=view)
     ledger = paginator.get_paginated_response(LedgerEntrySerializer(page, many=True).data).data
@@ -58,7 +58,7 @@ class WalletDailyApi(APIView):
                    operation_id="me_wallet_daily")
     def post(self, request):
         entry = services.wallet_claim_daily(user_id=request.user.pk)
-        wallet = selectors.wallet_of(user_id=request.user.pk)
+        wallet = services.wallet_of(user_id=request.user.pk)
         body = {"balance": wallet.balance, "daily_grant": selectors.daily_grant_status(wallet=wallet), "entry": entry}
         return Response(DailyClaimSerializer(body).data, status=201)
 

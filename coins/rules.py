@@ -9,8 +9,15 @@
   paid into the pot.
 """
 
+from datetime import UTC, datetime
+
 from games.engine import chinchon
 
 START_GRANT = 500
 DAILY_TOP_UP = 100
 STAKES = chinchon.STAKES
+
+
+def daily_key(now: datetime) -> str:
+    """The ledger key of the daily grant of ``now``'s UTC day: ``daily:YYYY-MM-DD``."""
+    return f"daily:{now.astimezone(UTC).date().isoformat()}"

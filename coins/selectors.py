@@ -10,12 +10,8 @@ from django.utils.translation import gettext
 
 from coins import challenges, rules
 from coins.models import LedgerEntry, Wallet
-from coins.services import daily_key, wallet_open
-
-
-def wallet_of(*, user_id: int) -> Wallet:
-    """The user's wallet (opened with its start grant if the user predates it)."""
-    return wallet_open(user_id=user_id)
+from coins.rules import daily_key
+from ranking.models import GameRecord
 
 
 def ledger_of(*, user_id: int) -> QuerySet[LedgerEntry]:
@@ -44,8 +40,6 @@ def challenge_rows(*, user_id: int, now: datetime | None = None) -> list[dict]:
     period, name, description, metric, target, progress, completed, claimed, reward: {coins, xp}, starts_at,
     ends_at, period_key, claim_key}]`` (``progress`` capped at ``target``). Two aggregate queries over the
     user's ``GameRecord`` rows (one per period kind) and one over the ledger."""
-    from ranking.models import GameRecord
-
     now = now or timezone.now()
     items = challenges.active(now)
     counted = Q(resigned=False, played_for=False) | Q(eliminated=True)  # the XP rule

@@ -14,7 +14,7 @@ a repeat finds the row and writes nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 
 from django.db import transaction
 from django.utils import timezone
@@ -22,7 +22,10 @@ from django.utils.translation import gettext
 
 from coins import rules
 from coins.models import LedgerEntry, Wallet
+from coins.rules import daily_key
+from coins.selectors import challenge_rows
 from config.errors import ApiError
+from ranking.services import xp_grant
 
 Reason = LedgerEntry.Reason
 
@@ -47,6 +50,11 @@ def wallet_open(*, user_id: int) -> Wallet:
             wallet = Wallet.objects.select_for_update().get(pk=user_id)
             _post(wallet, rules.START_GRANT, Reason.START_GRANT, key="start")
     return wallet
+
+
+def wallet_of(*, user_id: int) -> Wallet:
+    """The user's wallet (opened with its start grant if the user predates it): :func:`wallet_open`."""
+    return wallet_open(user_id=user_id)
 
 
 def lock_wallets(user_ids: Iterable[int]) -> dict[int, Wallet]:
@@ -98,11 +106,6 @@ def wallet_adjust(*, user_id: int, amount: int, note: str, by) -> LedgerEntry:
     return wallet_move(user_id=user_id, amount=amount, reason=Reason.ADJUSTMENT, note=note[:200], by=by)
 
 
-def daily_key(now: datetime) -> str:
-    """The ledger key of the daily grant of ``now``'s UTC day: ``daily:YYYY-MM-DD``."""
-    return f"daily:{now.astimezone(UTC).date().isoformat()}"
-
-
 def wallet_claim_daily(*, user_id: int, now: datetime | None = None) -> LedgerEntry:
     """The daily grant: a wallet holding fewer than ``rules.DAILY_TOP_UP`` coins is topped up to it, once
     per UTC day (reason ``daily_grant``). Raises 409 ``daily_grant_unavailable`` when already claimed
@@ -128,9 +131,6 @@ def challenge_claim(*, user_id: int, challenge_id: str, now: datetime | None = N
     ref ``<id>:<period key>``), in one transaction. Returns ``(the challenge's progress row, the ledger
     row)``. Raises 404 ``not_found`` (not a challenge active now), 409 ``challenge_not_completed``, 409
     ``challenge_claimed`` (nothing done)."""
-    from coins.selectors import challenge_rows
-    from ranking.services import xp_grant
-
     now = now or timezone.now()
     with transaction.atomic():
         wallet = lock_wallets([user_id])[user_id]  # claims of one user are serialized here

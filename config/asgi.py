@@ -54,8 +54,6 @@ class SlottedASGIHandler(ASGIHandler):
             async with asyncio.timeout(self.wait_seconds):
                 await semaphore.acquire()
         except TimeoutError:
-            from config.errors import unavailable_response  # DRF's modules read the settings
-
             response = unavailable_response()
             response._resource_closers.append(request.close)  # as Django's own answer does
             return response
@@ -72,9 +70,11 @@ django_asgi_app = SlottedASGIHandler(settings.WEB_REQUEST_SLOTS, settings.WEB_RE
 
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from django.urls import re_path  # noqa: E402
+from django.urls import get_resolver, re_path  # noqa: E402
 
-from config.ws_auth import WebsocketAuthStack  # noqa: E402
+from accounts.ws_auth import WebsocketAuthStack  # noqa: E402
+from config.errors import unavailable_response  # noqa: E402 - DRF's modules read the settings
+from rooms.routing import websocket_urlpatterns  # noqa: E402
 
 
 class NoSuchSocket(AsyncWebsocketConsumer):
@@ -85,8 +85,6 @@ class NoSuchSocket(AsyncWebsocketConsumer):
 
 
 def _websocket_routes():
-    from rooms.routing import websocket_urlpatterns
-
     return [*websocket_urlpatterns, re_path(r"", NoSuchSocket.as_asgi())]
 
 
@@ -107,8 +105,6 @@ def settle_heap() -> int:
     at startup is nearly all modules, classes and settings; a frozen object that becomes garbage is still
     freed by reference counting (only a cycle among frozen objects would stay). Returns the count of
     objects frozen."""
-    from django.urls import get_resolver
-
     get_resolver().url_patterns  # noqa: B018 - the property imports every routed module (the sockets' are)
     gc.collect()
     gc.freeze()

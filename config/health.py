@@ -14,11 +14,15 @@ as one (no ERROR line while the service is starting).
 
 import time
 
+import psycopg
 import redis
 from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
 from django.utils import timezone
+
+from config import sources
+from config.celery_app import app
 
 CHECK_TIMEOUT = 2.0  # seconds each check may take
 CELERY_PING_TIMEOUT = 1.0
@@ -33,8 +37,6 @@ def check_database() -> str:
     timeout) and ``SELECT 1``."""
     try:
         if connection.vendor == "postgresql":
-            import psycopg
-
             d = connection.settings_dict
             params = {"dbname": d["NAME"], "user": d["USER"] or None, "password": d["PASSWORD"] or None,
                       "host": d["HOST"] or None, "port": d["PORT"] or None}
@@ -66,8 +68,6 @@ def check_redis() -> str:
 def check_celery() -> str:
     """A worker answers a ping (the first answer ends the wait); a failure is remembered briefly."""
     global _celery_down
-    from config.celery_app import app
-
     if _celery_down is not None and time.monotonic() - _celery_down[0] < CELERY_DOWN_MEMO:
         return _celery_down[1]
     try:
@@ -80,11 +80,10 @@ def check_celery() -> str:
 
 
 def check_beat() -> str:
-    """The sweeper's heartbeat (``games.SweepHeartbeat``) is younger than ``BEAT_STALE_SECONDS``."""
-    from games.models import SweepHeartbeat
-
+    """The sweeper's heartbeat (the ``sweep_heartbeat_at`` reader games provides, :mod:`config.sources`)
+    is younger than ``BEAT_STALE_SECONDS``."""
     try:
-        at = SweepHeartbeat.objects.filter(pk=1).values_list("at", flat=True).first()
+        at = sources.read("sweep_heartbeat_at")
     except Exception as exc:
         return f"down: {type(exc).__name__}"
     if at is None:

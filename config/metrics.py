@@ -29,8 +29,14 @@ Read at scrape time from PostgreSQL and Redis (one query and two Redis calls; th
 
 import hmac
 import os
+import time
 from pathlib import Path
 
+import redis
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction
+from django.conf import settings
+from django.http import HttpResponse, JsonResponse
+from django.utils import timezone
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -40,8 +46,11 @@ from prometheus_client import (
     Histogram,
     generate_latest,
     multiprocess,
+    start_http_server,
 )
 from prometheus_client.core import GaugeMetricFamily
+
+from config import sources
 
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 LATENESS_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0)
@@ -77,8 +86,6 @@ class MetricsMiddleware:
     async_capable = True
 
     def __init__(self, get_response):
-        from asgiref.sync import iscoroutinefunction, markcoroutinefunction
-
         self.get_response = get_response
         self.is_async = iscoroutinefunction(get_response)
         if self.is_async:
@@ -100,8 +107,6 @@ class MetricsMiddleware:
 
 
 def _clock() -> float:
-    import time
-
     return time.perf_counter()
 
 
@@ -116,23 +121,15 @@ class ScrapeTimeCollector:
     """What every process shares, read when scraped: games in progress, Celery's queue, the sweeper."""
 
     def collect(self):
-        from django.conf import settings
-        from django.db.models import Count
-        from django.utils import timezone
-
-        from games.models import Game, SweepHeartbeat
-
         games = GaugeMetricFamily("chinchi_games_in_progress", "Games playing now.", labels=["game"])
         age = GaugeMetricFamily("chinchi_sweep_heartbeat_age_seconds", "Seconds since the timers' sweeper ran.")
         try:
-            counts = dict(Game.objects.filter(status=Game.PLAYING).values_list("game").annotate(n=Count("id"))
-                          .values_list("game", "n"))
-            for kind, _name in Game.GAME_CHOICES:
-                games.add_metric([kind], counts.get(kind, 0))
-            at = SweepHeartbeat.objects.filter(pk=1).values_list("at", flat=True).first()
+            for kind, n in sources.read("games_in_progress").items():
+                games.add_metric([kind], n)
+            at = sources.read("sweep_heartbeat_at")
             if at is not None:
                 age.add_metric([], (timezone.now() - at).total_seconds())
-        except Exception:  # the database is down: these families stay empty (/healthz says why)
+        except Exception:  # the database is down (or no reader): these families stay empty (/healthz says why)
             pass
         yield games
         yield age
@@ -140,8 +137,6 @@ class ScrapeTimeCollector:
         unacked = GaugeMetricFamily("chinchi_celery_unacked", "Tasks a worker holds (armed countdowns).")
         broker = getattr(settings, "CELERY_BROKER_URL", "") or ""
         if broker.startswith(("redis://", "rediss://")):
-            import redis
-
             name = getattr(settings, "CELERY_TASK_DEFAULT_QUEUE", "celery")
             try:
                 client = redis.Redis.from_url(broker, socket_timeout=1.0, socket_connect_timeout=1.0)
@@ -192,9 +187,6 @@ def registry() -> CollectorRegistry:
 
 def metrics_view(request):
     """``GET /metrics``: the Prometheus text format, for ``Authorization: Bearer <METRICS_TOKEN>`` only."""
-    from django.conf import settings
-    from django.http import HttpResponse, JsonResponse
-
     token = getattr(settings, "METRICS_TOKEN", "")
     if not token:
         return JsonResponse({"code": "not_found", "detail": "Metrics are off (METRICS_TOKEN is not set)."},
@@ -211,8 +203,6 @@ def metrics_view(request):
 def serve_worker_metrics(port: int) -> None:
     """A Celery worker's own metrics on ``0.0.0.0:port`` (its processes' files; no scrape-time part, the
     web's /metrics has it). For a private network only: no token."""
-    from prometheus_client import start_http_server
-
     path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     reg = CollectorRegistry()
     if path:

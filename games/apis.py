@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from config.errors import ApiError
 from config.schema import errors
-from games import selectors, services
+from games import hooks, selectors, services
 from games.serializers import (
     ActionRequestSerializer,
     AutoplayRequestSerializer,
@@ -38,9 +38,7 @@ def _get_seated_or_watching(game_id: int, user):
     try:
         return _get_seated(game_id, user)
     except ApiError as exc:
-        from rooms.selectors import game_watchable
-
-        if exc.error_code == "not_a_player" and game_watchable(game_id=game_id):
+        if exc.error_code == "not_a_player" and hooks.watch.watchable(game_id=game_id):
             return selectors.game_get(game_id=game_id), None
         raise
 

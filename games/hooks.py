@@ -14,6 +14,11 @@ Each hook runs under the game's row lock (game row first, then whatever the hook
 - ``refund(*, game, players) -> list[dict]``: when a game is aborted: ``[{seat, coins}]`` given back.
 
 With nothing registered, no game moves a coin (the defaults below).
+
+And one question games' API asks the rooms app (registered by rooms from its ``ready()``):
+
+- ``watchable(*, game_id) -> bool``: whether users without a seat may watch the game (its room lets
+  them). With nothing registered nobody watches.
 """
 
 from __future__ import annotations
@@ -49,6 +54,25 @@ class CoinHooks:
 
 
 coins = CoinHooks()
+
+
+def _nobody_watches(*, game_id) -> bool:
+    return False
+
+
+@dataclass
+class WatchHooks:
+    """Who may watch a game (see the module docstring)."""
+
+    watchable: Any = _nobody_watches
+
+
+watch = WatchHooks()
+
+
+def register_watch(*, watchable) -> None:
+    """Install the ``watchable`` question (the rooms app, from its ``ready()``)."""
+    watch.watchable = watchable
 
 
 def register_coins(*, stakes_check, prepare, post, refund) -> None:

@@ -9,14 +9,14 @@ services -> events -> selectors, one way.
 
 from __future__ import annotations
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
 from config.textpolicy import names_told_apart
 from config.timefmt import iso_ms
 from games.engine import rng as rngmod
 from games.engine.registry import get_engine
 from games.engine.types import events_for
-from games.models import Game, GameAction, GamePlayer
+from games.models import Game, GameAction, GamePlayer, SweepHeartbeat
 
 LOG_PAGE = 100
 
@@ -263,3 +263,15 @@ def game_timeline(game: Game) -> list[dict]:
                     "who": names.get(row.seat, "—") if row.seat is not None else "—", "text": text,
                     "events": ", ".join(ev.get("type", "") for ev in events)})
     return out
+
+
+def sweep_heartbeat_at():
+    """When the timers' sweeper last ran (``SweepHeartbeat`` row 1), or ``None`` before its first run."""
+    return SweepHeartbeat.objects.filter(pk=1).values_list("at", flat=True).first()
+
+
+def games_in_progress() -> dict[str, int]:
+    """``{game kind: games playing}``, every kind present (0 for none); one query."""
+    counts = dict(Game.objects.filter(status=Game.PLAYING).values_list("game").annotate(n=Count("id"))
+                  .values_list("game", "n"))
+    return {kind: counts.get(kind, 0) for kind, _name in Game.GAME_CHOICES}

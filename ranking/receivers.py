@@ -2,15 +2,18 @@
 
 - ``games.signals.game_finished(game_id)`` (sent after commit) -> enqueue ``ranking.tasks.rate_game``.
 - ``rooms.signals.room_joined(room_id, user_id, host_id)`` -> host and joiner become friends.
+- ``GET /api/me``'s ratings: ``accounts.hooks.provide_ratings(ratings_for_user)``.
 - ``accounts.signals.user_out(user)`` (in the transaction of a suspension, ban or deactivation) -> the
   user's ranked-queue entry is dropped.
 """
 
 import logging
 
+from accounts import hooks as accounts_hooks
 from accounts.signals import user_out
 from games.signals import game_finished
 from ranking import services
+from ranking.selectors import ratings_for_user
 from ranking.tasks import rate_game
 from rooms.signals import room_joined
 
@@ -42,3 +45,4 @@ def connect() -> None:
     game_finished.connect(on_game_finished, dispatch_uid="ranking.on_game_finished")
     room_joined.connect(on_room_joined, dispatch_uid="ranking.on_room_joined")
     user_out.connect(on_user_out, dispatch_uid="ranking.on_user_out")
+    accounts_hooks.provide_ratings(ratings_for_user)

@@ -3,7 +3,8 @@ from django.apps import AppConfig
 
 
 class RoomsConfig(AppConfig):
-    """Rooms app; :meth:`ready` connects the receivers (game finishing, user out)."""
+    """Rooms app; :meth:`ready` connects the receivers (game finishing, user out) and answers
+    games' question of who may watch a game (``games.hooks.watch``)."""
 
     default_auto_field = "django.db.models.BigAutoField"
     name = "rooms"
@@ -12,3 +13,4 @@ class RoomsConfig(AppConfig):
         from rooms import receivers
 
         receivers.connect()
+        receivers.register_hooks()

@@ -9,7 +9,7 @@ then closed with **4401** when
 it is not authenticated (no or bad token, no session), **4409** when the user is banned, **4410** when
 suspended, and **4403** when the user holds no seat in the room and may not watch it (or the room is
 unknown or closed); a
-cookie socket from a bad origin is refused before that by ``config.ws_auth``.
+cookie socket from a bad origin is refused before that by ``accounts.ws_auth``.
 
 Every ``action`` and ``chat`` re-reads the user's standing first (one query: the token with its user, or
 the session and the user): a revoked token or ended session closes the socket with **4401**, a ban with

@@ -11,8 +11,10 @@ import logging
 
 from accounts.signals import user_out
 from config.errors import ApiError
+from games import hooks
 from games.signals import game_finishing
 from rooms.models import RoomStatus, Seat
+from rooms.selectors import game_watchable
 from rooms.services import room_game_finishing, room_leave
 
 logger = logging.getLogger(__name__)
@@ -40,3 +42,8 @@ def connect() -> None:
     """Connect to ``games.signals.game_finishing`` and ``accounts.signals.user_out``."""
     game_finishing.connect(on_game_finishing, dispatch_uid="rooms.on_game_finishing")
     user_out.connect(on_user_out, dispatch_uid="rooms.on_user_out")
+
+
+def register_hooks() -> None:
+    """Answer games' ``watchable`` question (``games.hooks``) with :func:`rooms.selectors.game_watchable`."""
+    hooks.register_watch(watchable=game_watchable)

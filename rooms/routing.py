@@ -1,4 +1,4 @@
-"""WebSocket routes of the rooms app (``config.asgi`` mounts them behind ``config.ws_auth``)."""
+"""WebSocket routes of the rooms app (``config.asgi`` mounts them behind ``accounts.ws_auth``)."""
 
 from django.urls import re_path
 

@@ -12,8 +12,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from rest_framework.authtoken.models import Token
 
+from accounts.ws_auth import user_for_token
 from config.asyncdb import db_call
-from config.ws_auth import user_for_token
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]

@@ -43,6 +43,7 @@ from functools import lru_cache
 from typing import Any
 
 from games.engine.cards import JOKER, SUITS, build_deck, card_sort_key, card_value, check_cards, ranks_of
+from games.engine.chinchon_rules import validate_rules
 
 __all__ = [
     "value",
@@ -112,8 +113,6 @@ _CTX_CACHE: dict[Any, _Ctx] = {}
 
 def _ctx(rules: Any) -> _Ctx:
     if isinstance(rules, dict):
-        from games.engine.chinchon import validate_rules
-
         rules = validate_rules(rules)
     ctx = _CTX_CACHE.get(rules)
     if ctx is None:

@@ -18,14 +18,13 @@ from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
+from accounts.selectors import token_get
 from config.asyncdb import db_call
 
 
 @db_call
 def user_for_token(key: str):
     """The user owning token ``key`` (whatever their standing), or ``AnonymousUser``."""
-    from accounts.selectors import token_get
-
     token = token_get(key)
     return AnonymousUser() if token is None else token.user
 
