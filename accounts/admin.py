@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from accounts import sanctions
 from accounts.models import IpBlock, Sanction, User
+from moderation.selectors import user_overview
 
 
 class SanctionInline(admin.TabularInline):
@@ -54,8 +55,6 @@ class UserAdmin(BaseUserAdmin):
     def change_view(self, request, object_id, form_url="", extra_context=None):
         """The user's page: the form, their sanctions (inline), then their games, rooms, chat, reports,
         ratings and friends (``moderation.selectors.user_overview``), all linked."""
-        from moderation.selectors import user_overview
-
         user = self.get_object(request, object_id)
         context = dict(extra_context or {})
         if user is not None:

@@ -6,12 +6,12 @@
 from django.contrib.auth import get_user_model
 from django.db.models.signals import post_save
 
+from coins.services import wallet_open
+
 
 def on_user_saved(sender, instance, created=False, raw=False, **kwargs) -> None:
     """A user just created gets a wallet and the start grant, in the same transaction."""
     if created and not raw:
-        from coins.services import wallet_open
-
         wallet_open(user_id=instance.pk)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from auditlog.models import LogEntry
 from django.contrib.auth import get_user_model
 
 
@@ -22,8 +23,6 @@ def audit_record(*, actor, action: str, target, reason: str = "", changes: dict 
     ``kind``: ``create`` / ``update`` / ``delete``; ``data``: more JSON details (``until``, ``amount``...).
     Returns the ``LogEntry``. Call inside the transaction that makes the change, so both commit or neither.
     """
-    from auditlog.models import LogEntry
-
     flag = {"create": LogEntry.Action.CREATE, "update": LogEntry.Action.UPDATE,
             "delete": LogEntry.Action.DELETE}[kind]
     user = actor if isinstance(actor, get_user_model()) and actor.pk else None

@@ -3,6 +3,7 @@
 import os
 
 from celery import Celery, signals
+from django.db import close_old_connections
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
@@ -27,7 +28,6 @@ def _close_old_connections(sender=None, **_kwargs) -> None:
     task, which runs inside its caller's request or transaction."""
     if getattr(getattr(sender, "request", None), "is_eager", False):
         return
-    from django.db import close_old_connections
 
     close_old_connections()
 
@@ -37,6 +37,7 @@ def _serve_metrics(**_kwargs) -> None:
     """With METRICS_PORT set (docker compose), the worker serves its processes' Prometheus metrics there."""
     port = os.environ.get("METRICS_PORT")
     if port:
+        # lazy: config.metrics makes its metric files at import, and `config` imports this module early
         from config.metrics import serve_worker_metrics
 
         serve_worker_metrics(int(port))

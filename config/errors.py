@@ -8,8 +8,12 @@ shape. The ``handler*`` views give the shape to errors raised outside DRF.
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from django.utils.translation import gettext
+from django.views.csrf import csrf_failure as django_csrf_failure
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -103,13 +107,6 @@ def unavailable_response():
 
 def _outage(exc: Exception) -> bool:
     """The database (or Redis, for the cache and throttles) could not be reached: an outage, not a bug."""
-    from django.db import InterfaceError, OperationalError
-
-    try:
-        from redis.exceptions import ConnectionError as RedisConnectionError
-        from redis.exceptions import TimeoutError as RedisTimeoutError
-    except ImportError:  # pragma: no cover - redis is a dependency
-        RedisConnectionError = RedisTimeoutError = OperationalError  # noqa: N806
     return isinstance(exc, (OperationalError, InterfaceError, RedisConnectionError, RedisTimeoutError))
 
 
@@ -166,8 +163,6 @@ def csrf_failure(request, reason=""):
     if request.path.startswith("/api/"):
         return _json_error("permission_denied", f"CSRF check failed: {reason}" if reason else "CSRF check failed.",
                            403)
-    from django.views.csrf import csrf_failure as django_csrf_failure
-
     return django_csrf_failure(request, reason=reason)
 
 

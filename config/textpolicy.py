@@ -156,7 +156,7 @@ class PolicyTextField(serializers.CharField):
 # --------------------------------------------------------------------------------- look-alike names
 @lru_cache(maxsize=1)
 def _spoof_checker():
-    import icu
+    import icu  # lazy: PyICU is heavy and only the look-alike check needs it
 
     return icu.SpoofChecker()
 

@@ -65,7 +65,7 @@ def web_options(environ: dict) -> dict:
 
 
 def main() -> None:
-    import uvicorn
+    import uvicorn  # lazy: only the server's entry point needs it, not the modules reading web_options
 
     options = web_options(dict(os.environ))
     multiproc = os.environ.get("PROMETHEUS_MULTIPROC_DIR")

@@ -4,6 +4,7 @@ readable (players, the action log as a timeline, the final standing, the fairnes
 "Verify replay") and a moderator with ``games.abort_game`` may abort a playing game, with a reason."""
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -11,6 +12,8 @@ from django.urls import path, reverse
 
 from games import services
 from games.models import Game, GameAction, GamePlayer
+from games.replay import ReplayMismatch, game_replay_check
+from games.selectors import game_fairness, game_timeline
 from moderation.admin_tools import ReadOnlyAdmin, ReadOnlyInline, ReasonForm, action_page
 
 
@@ -61,8 +64,6 @@ class GameAdmin(ReadOnlyAdmin):
 
     def _page(self, game: Game) -> dict:
         """The readable page: players (linked), the timeline, the final standing, fairness."""
-        from games.selectors import game_fairness, game_timeline
-
         players = list(GamePlayer.objects.filter(game=game).select_related("user").order_by("seat"))
         names = {p.seat: p for p in players}
         standing = [{"place": row.get("place"), "seat": row.get("seat"), "player": names.get(row.get("seat")),
@@ -73,10 +74,6 @@ class GameAdmin(ReadOnlyAdmin):
 
     def verify_view(self, request, pk):
         """POST: run the replay check (``games.replay.game_replay_check``) and say how it went."""
-        from django.core.exceptions import PermissionDenied
-
-        from games.replay import ReplayMismatch, game_replay_check
-
         game = self.get_object(request, str(pk))
         if game is None:
             return self._get_obj_does_not_exist_redirect(request, self.opts, str(pk))

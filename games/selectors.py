@@ -14,6 +14,7 @@ from django.db.models import Count, QuerySet
 from config.textpolicy import names_told_apart
 from config.timefmt import iso_ms
 from games.engine import rng as rngmod
+from games.engine.cards import SUIT_NAMES
 from games.engine.registry import get_engine
 from games.engine.types import events_for
 from games.models import Game, GameAction, GamePlayer, SweepHeartbeat
@@ -186,8 +187,6 @@ def game_for_group(*, group: str) -> Game | None:
 # ------------------------------------------------------------------------------------------ timeline
 def _card(code) -> str:
     """``"7O"`` -> ``"7 of Oros"``; ``"JK"`` -> ``"joker"``."""
-    from games.engine.cards import SUIT_NAMES
-
     if code == "JK":
         return "joker"
     if not isinstance(code, str) or len(code) < 2:
@@ -247,8 +246,6 @@ def game_timeline(game: Game) -> list[dict]:
     While the game is playing only public events are read (as a spectator sees them, ``events_for(...,
     None)``): no hidden card, not the card a closer lays face down; once it is over everything is shown.
     """
-    from games.engine.types import events_for
-
     over = game.status != Game.PLAYING
     names = {p.seat: ("CPU" if p.cpu else str(p.user) if p.user else f"seat {p.seat}")
              for p in GamePlayer.objects.filter(game=game).select_related("user")}

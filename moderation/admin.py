@@ -12,9 +12,11 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from games.selectors import game_timeline
 from moderation import services
 from moderation.admin_tools import ReadOnlyAdmin, action_page
 from moderation.models import IntegrityFlag, Report
+from rooms.models import ChatMessage
 
 CHAT_CONTEXT = 8  # messages shown before and after a reported one
 LOG_CONTEXT = 30  # last timeline rows of a reported game shown on the report's page
@@ -150,9 +152,6 @@ class ReportAdmin(ReadOnlyAdmin):
     def _context(self, report: Report) -> dict:
         """The reported content in context: the chat around a message, a game's players and last log rows,
         and the other reports on the same target."""
-        from games.selectors import game_timeline
-        from rooms.models import ChatMessage
-
         out: dict = {"report": report, "others": list(
             Report.objects.filter(target_key=report.target_key).exclude(pk=report.pk)
             .select_related("reporter").order_by("-id")[:50])}

@@ -18,11 +18,18 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from auditlog.models import LogEntry
 from django.core.cache import cache
 from django.db.models import Count, Q
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import TruncDate
 from django.utils import timezone
+
+from accounts.models import Sanction
+from config import health as checks
+from games.models import Game, SweepHeartbeat
+from moderation.models import Report
+from rooms.models import RoomStatus, Seat
 
 OVERDUE_SECONDS = 5
 HEALTH_CACHE_SECONDS = 15
@@ -33,8 +40,6 @@ AUDIT_ROWS = 8
 
 def health() -> dict[str, str]:
     """``{"database", "redis", "celery"}`` each ``ok`` or ``down: <reason>`` (``config.health``), cached."""
-    from config import health as checks
-
     parts = cache.get(HEALTH_CACHE_KEY) if _cache_ok() else None
     if parts is None:
         parts = {"database": checks.check_database(), "redis": checks.check_redis()}
@@ -54,13 +59,6 @@ def _cache_ok() -> bool:
 
 def dashboard_data(*, now=None) -> dict:
     """The dashboard's figures (see the module docstring); ``now`` for tests."""
-    from auditlog.models import LogEntry
-
-    from accounts.models import Sanction
-    from games.models import Game, SweepHeartbeat
-    from moderation.models import Report
-    from rooms.models import RoomStatus, Seat
-
     now = now or timezone.now()
     online = (Seat.objects.filter(connections__gt=0, user__isnull=False).exclude(room__status=RoomStatus.CLOSED)
               .values("user_id").distinct().count())

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from django.db.models import Q
 
+from games.models import Game, GamePlayer
+from moderation.models import Report
+from ranking.models import Friendship, Rating, RatingChange
+from rooms.models import ChatMessage, RoomKick, Seat
+
 PAGE_ROWS = 20
 """Rows per list on a user's page (newest first)."""
 
@@ -13,11 +18,6 @@ def user_overview(user) -> dict:
     ``games_playing`` / ``games_recent`` (Game rows with ``seat``), ``rooms`` (with ``seat``), ``chat``,
     ``reports_made``, ``reports_received``, ``ratings``, ``rating_history``
     (``{game_name: [RatingChange]}``), ``friends`` (users), ``kicks`` (RoomKick)."""
-    from games.models import Game, GamePlayer
-    from moderation.models import Report
-    from ranking.models import Friendship, Rating, RatingChange
-    from rooms.models import ChatMessage, RoomKick, Seat
-
     seats = {gp.game_id: gp.seat for gp in GamePlayer.objects.filter(user=user, cpu=False).only("game_id", "seat")}
     games = Game.objects.filter(pk__in=list(seats)).defer("state", "rules").order_by("-id")
     playing = list(games.filter(status=Game.PLAYING)[:PAGE_ROWS])

@@ -8,16 +8,21 @@ Errors are :class:`config.errors.ApiError` in the API.md shape. Every moderator 
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from accounts import sanctions
 from config.audit import audit_record
 from config.errors import ApiError, invalid_field
 from config.textpolicy import TextPolicyError, clean_text
-from moderation.models import NOTE_MAX, Report
+from games.events import group_send
+from games.models import Game, GamePlayer
+from moderation.models import NOTE_MAX, IntegrityFlag, Report
+from ranking.models import GameRecord, RatingChange
+from rooms.models import ChatMessage, Seat
 
 logger = logging.getLogger(__name__)
 
@@ -30,9 +35,6 @@ def _not_found(what: str) -> ApiError:
 def _target(reporter, kind: str, target_id: int) -> dict:
     """The report's target fields for ``kind``/``target_id``, checked: 404 when it does not exist (or the
     reporter could not have seen it), 400 naming ``target_id`` for oneself or one's own message."""
-    from games.models import Game, GamePlayer
-    from rooms.models import ChatMessage, Seat
-
     if kind == Report.Kind.USER:
         user = get_user_model().objects.filter(pk=target_id).first()
         if user is None:
@@ -114,8 +116,6 @@ def report_assign(*, report_id: int, moderator, by) -> Report:
 
 def _sanction(outcome: str, *, user, by, reason: str, until: datetime | None):
     """Call the sanction service of ``outcome``; returns the ``Sanction`` (None for dismiss/warn)."""
-    from accounts import sanctions
-
     if outcome == Report.Outcome.MUTE:
         return sanctions.user_mute(user=user, by=by, reason=reason, until=until)
     if outcome == Report.Outcome.SUSPEND:
@@ -160,8 +160,6 @@ def report_resolve(*, report_id: int, by, outcome: str, note: str, user=None,
         raise invalid_field("until", "A mute or suspension needs an end time in the future.")
     sanction = _sanction(outcome, user=user, by=by, reason=note, until=until)
     if outcome == Report.Outcome.WARN:
-        from games.events import group_send
-
         payload = {"type": "warning", "detail": WARNING_DETAIL.format(note=note)}
         group = f"user-{user.pk}"
         transaction.on_commit(lambda: group_send(group, {"type": "user.warning", "payload": payload}))
@@ -201,8 +199,6 @@ CLIMB_ONE_OPPONENT = 0.8
 def _ranked_games_of(user_id: int, game_name: str, since) -> dict[int, dict]:
     """``{game_id: {"place", "change", "at"}}`` of ``user_id``'s finished ranked games of ``game_name``
     since ``since`` (``change``: the rating change, 0 when the game was not rated)."""
-    from ranking.models import GameRecord, RatingChange
-
     rows = GameRecord.objects.filter(user_id=user_id, game_name=game_name, ranked=True, finished_at__gte=since)
     out = {gid: {"place": place, "change": 0, "at": at}
            for gid, place, at in rows.values_list("game_id", "place", "finished_at")}
@@ -214,8 +210,6 @@ def _ranked_games_of(user_id: int, game_name: str, since) -> dict[int, dict]:
 
 def _rated_games_of(user_id: int, game_name: str) -> dict[int, dict]:
     """``{game_id: {"place", "change", "at"}}`` of ``user_id``'s rated games of ``game_name``."""
-    from ranking.models import RatingChange
-
     qs = RatingChange.objects.filter(user_id=user_id, game_name=game_name, game__isnull=False)
     return {gid: {"place": place, "change": change, "at": at}
             for gid, place, change, at in qs.values_list("game_id", "place", "change", "created_at")}
@@ -223,8 +217,6 @@ def _rated_games_of(user_id: int, game_name: str) -> dict[int, dict]:
 
 def _flag(kind: str, game_name: str, user_id: int, other_id: int, evidence: dict):
     """Create the open flag of this kind, game and pair, or update its evidence."""
-    from moderation.models import IntegrityFlag
-
     flag = IntegrityFlag.objects.select_for_update().filter(kind=kind, game_name=game_name, user_id=user_id,
                                                            other_id=other_id, status=IntegrityFlag.Status.OPEN).first()
     if flag is None:
@@ -250,10 +242,6 @@ def integrity_check_game(*, game_id: int, now=None) -> list:
     """After a ranked game finished (and was rated, or not): raise (or refresh) the integrity flags its
     players now meet (README "Ranked-play integrity flags"; thresholds are this module's constants).
     Returns the flags raised or refreshed; an unranked or unknown game raises none."""
-    from datetime import timedelta
-
-    from ranking.models import GameRecord
-
     now = now or timezone.now()
     records = list(GameRecord.objects.filter(game_id=game_id, ranked=True).select_related("user"))
     if len(records) < 2:
@@ -286,7 +274,6 @@ def integrity_check_game(*, game_id: int, now=None) -> list:
         net = sum(g["change"] for g in mine.values())
         if len(mine) < CLIMB_MIN_GAMES or net < CLIMB_MIN_GAIN:
             continue
-        from ranking.models import RatingChange
 
         seen: dict[int, int] = {}
         for other in RatingChange.objects.filter(game_id__in=list(mine)).exclude(user_id=uid).values_list(
@@ -308,8 +295,6 @@ def integrity_check_game(*, game_id: int, now=None) -> list:
 def integrity_flag_review(*, flag_id: int, by, status: str, note: str):
     """A moderator closes a flag as ``cleared`` (nothing wrong) or ``confirmed`` (acted on), with a note.
     One audit row. Raises 404, 409 ``already_reviewed``, 400 ``invalid`` naming ``status`` or ``note``."""
-    from moderation.models import IntegrityFlag
-
     flag = IntegrityFlag.objects.select_for_update().filter(pk=flag_id).first()
     if flag is None:
         raise _not_found("flag")

@@ -3,6 +3,8 @@
 
 from django.contrib import admin
 
+from moderation.dashboard import dashboard_data
+
 
 class ModerationSite(admin.AdminSite):
     """``/admin/``: the stock admin, titled for the service, its index page showing the dashboard above the
@@ -14,7 +16,5 @@ class ModerationSite(admin.AdminSite):
     index_template = "moderation/dashboard.html"
 
     def index(self, request, extra_context=None):
-        from moderation.dashboard import dashboard_data
-
         context = {"dashboard": dashboard_data(), **(extra_context or {})}
         return super().index(request, extra_context=context)

@@ -4,12 +4,38 @@ from __future__ import annotations
 
 from datetime import UTC, timedelta
 
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery, Sum, Window
+from django.contrib.auth import get_user_model
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    IntegerField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    When,
+    Window,
+)
 from django.db.models.functions import Coalesce, Rank
 from django.utils import timezone
 
 from games.engine.registry import GAMES
-from ranking.models import START_RATING, FriendRequest, Friendship, QueueEntry, Rating
+from ranking.achievements import BY_ID, CATALOGUE, level_for, level_xp
+from ranking.models import (
+    START_RATING,
+    AchievementAward,
+    FriendRequest,
+    Friendship,
+    GameRecord,
+    QueueEntry,
+    Rating,
+    RatingChange,
+    XpGrant,
+)
 
 
 def ratings_for_user(user) -> dict[str, dict[str, int]]:
@@ -65,9 +91,6 @@ def users_search(*, text: str, user) -> list:
     """``GET /api/users?search=``: up to 20 active users other than ``user`` whose display name contains
     ``text``, or (registered users) whose username does, case-insensitive; an exact username or display
     name first, then names starting with ``text``, then the rest, each by display name."""
-    from django.contrib.auth import get_user_model
-    from django.db.models import Case, IntegerField, Value, When
-
     text = text.strip()
     match = Q(display_name__icontains=text) | Q(username__icontains=text, is_guest=False)
     order = Case(
@@ -109,8 +132,6 @@ def leaderboard(*, game: str, scope: str = "all", period: str = "all", user=None
     ``rank`` (competition ranking: ties share a rank, 1, 1, 3) and ``period_games``. ``scope="friends"``:
     only ``user`` and its friends (ranks among them). ``period="week"``: only players with a rated game of
     ``game`` since :func:`week_start`, ``period_games`` counting those (else every rated game)."""
-    from ranking.models import RatingChange
-
     qs = Rating.objects.filter(game=game, games__gte=1, user__is_active=True)
     if scope == "friends" and user is not None:
         qs = qs.filter(user_id__in=friend_ids(user.id) | {user.id})
@@ -139,10 +160,6 @@ def xp_leaderboard(*, scope: str = "all", period: str = "all", user=None) -> Que
     first, with some XP in the period; annotated ``xp`` (in the period: all time, or since
     :func:`week_start` for ``period="week"``), ``total_xp`` (all time, for the level) and ``rank``
     (competition ranking). ``scope="friends"``: ``user`` and its friends only."""
-    from django.contrib.auth import get_user_model
-
-    from ranking.models import GameRecord, XpGrant
-
     qs = get_user_model().objects.filter(is_active=True)
     if scope == "friends" and user is not None:
         qs = qs.filter(pk__in=friend_ids(user.id) | {user.id})
@@ -180,11 +197,6 @@ def user_stats(user) -> dict:
     them (``game_id`` null, ``reason`` given; a game's row has ``reason`` ""). ``level_xp``/``next_level_xp``: total
     XP at which the current / next level starts.
     """
-    from django.db.models import Count, Sum
-
-    from ranking.achievements import level_for, level_xp
-    from ranking.models import GameRecord, RatingChange
-
     ratings = ratings_for_user(user)
     per_game: dict[str, dict] = {}
     totals = {"games": 0, "wins": 0, "draws": 0, "losses": 0, "xp": 0}
@@ -215,10 +227,6 @@ def user_stats(user) -> dict:
 
 def grants_xp(user_id: int) -> int:
     """The XP granted to a user outside games (``XpGrant``: achievements, challenges)."""
-    from django.db.models import Sum
-
-    from ranking.models import XpGrant
-
     return XpGrant.objects.filter(user_id=user_id).aggregate(s=Sum("amount"))["s"] or 0
 
 
@@ -226,10 +234,6 @@ def user_totals(user) -> dict[str, int]:
     """What achievements' progress counts, over every finished game of the user: ``games``, ``wins``,
     ``rated_games``, ``rated_wins``, ``best_rating`` (the highest rating reached, 1500 without a rated
     game), ``pinzoro``, ``arashi``, ``shigoro``, ``minus_ten``, ``chinchon``. Two queries."""
-    from django.db.models import Count, Max, Sum
-
-    from ranking.models import GameRecord, RatingChange
-
     agg = GameRecord.objects.filter(user=user).aggregate(
         games=Count("id"), wins=Count("id", filter=Q(outcome="win")),
         rated_games=Count("id", filter=Q(rated=True)), rated_wins=Count("id", filter=Q(rated=True, outcome="win")),
@@ -244,8 +248,6 @@ def user_totals(user) -> dict[str, int]:
 def achievement_catalogue() -> list[dict]:
     """``GET /api/achievements``: ``[{id, name, description, xp, target}]`` in catalogue order, texts in
     the active language (``description`` is the condition in words; ``target``: what progress counts to)."""
-    from ranking.achievements import CATALOGUE
-
     return [{**a.as_dict(), "xp": a.xp, "target": a.target} for a in CATALOGUE]
 
 
@@ -253,9 +255,6 @@ def user_achievement_progress(user) -> list[dict]:
     """``GET /api/users/{id}/achievements/progress``: every catalogue entry with the user's ``progress``
     toward its ``target`` (``min(count, target)``; ``target`` once earned), ``earned``, and the award's
     ``awarded_at`` and ``game_id`` (null while locked)."""
-    from ranking.achievements import CATALOGUE
-    from ranking.models import AchievementAward
-
     totals = user_totals(user)
     awards = {a.achievement: a for a in AchievementAward.objects.filter(user=user)}
     out = []
@@ -271,9 +270,6 @@ def user_achievement_progress(user) -> list[dict]:
 def user_achievements(user) -> list[dict]:
     """``GET /api/users/{id}/achievements``: ``[{id, name, description, awarded_at, game_id}]``, in the
     order they were awarded (entries no longer in the catalogue are skipped)."""
-    from ranking.achievements import BY_ID
-    from ranking.models import AchievementAward
-
     out = []
     for award in AchievementAward.objects.filter(user=user).order_by("awarded_at", "id"):
         ach = BY_ID.get(award.achievement)

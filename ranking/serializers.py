@@ -5,6 +5,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from config.timefmt import DateTimeMsField
+from ranking.achievements import level_for
 from ranking.selectors import GAMES
 
 MAX_ID = 2**63 - 1
@@ -158,8 +159,6 @@ class XpLeaderboardRowSerializer(serializers.Serializer):
         return {"id": obj.pk, "display_name": obj.display_name}
 
     def get_level(self, obj) -> int:
-        from ranking.achievements import level_for
-
         return level_for(obj.total_xp)
 
 

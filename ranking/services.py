@@ -30,9 +30,26 @@ from django.utils.translation import gettext
 from accounts.sanctions import user_group
 from config.audit import audit_record
 from config.errors import ApiError, invalid_field
+from games.engine.errors import InvalidRules
+from games.engine.registry import get_engine
 from games.events import group_send
-from ranking.models import START_RATING, FriendRequest, Friendship, QueueEntry, Rating
+from games.models import Game, GameAction, GamePlayer
+from ranking import achievements, elo, gamelog
+from ranking.models import (
+    START_RATING,
+    AchievementAward,
+    FriendCode,
+    FriendRequest,
+    Friendship,
+    GameRecord,
+    QueueEntry,
+    Rating,
+    RatingChange,
+    XpGrant,
+)
 from ranking.selectors import GAMES, friend_ids
+from rooms.models import CODE_ALPHABET, RoomStatus, Seat
+from rooms.services import room_create_ranked_for_queue
 
 logger = logging.getLogger(__name__)
 
@@ -124,9 +141,6 @@ def friend_remove(*, user, other_user_id: int) -> bool:
 def friend_code_get(*, user, renew: bool = False):
     """The caller's :class:`~ranking.models.FriendCode`, made on first use; ``renew``: a new code (the old
     one stops working). Codes are 8 characters of the room-code alphabet (no look-alikes)."""
-    from ranking.models import FriendCode
-    from rooms.models import CODE_ALPHABET
-
     def fresh() -> str:
         return "".join(secrets.choice(CODE_ALPHABET) for _ in range(FRIEND_CODE_LENGTH))
 
@@ -154,8 +168,6 @@ def friend_add_by_code(*, user, code: str):
     case; source ``invite``: the code was shared to be used). Returns ``(other user, changed)``. Raises 404
     ``not_found`` (no such code, or its holder is not active), 400 ``invalid`` naming ``code`` (one's own).
     """
-    from ranking.models import FriendCode
-
     row = FriendCode.objects.filter(code=str(code).upper(), user__is_active=True).select_related("user").first()
     if row is None:
         raise ApiError("not_found", gettext("No such friend code."), 404)
@@ -220,9 +232,6 @@ def queue_join(*, user, game: str, seats: int, preset: str = "", style: str = ""
     ``style`` (checked by the engine against the game's rules and seat range; ``preset`` only for
     chinchón, ``style`` only for chinchirorin).
     """
-    from games.engine.errors import InvalidRules
-    from games.engine.registry import get_engine
-
     if getattr(user, "is_guest", False):
         raise ApiError("registration_required", gettext("Ranked play needs a registered account."), 403)
     if game not in GAMES:
@@ -253,8 +262,6 @@ def queue_join(*, user, game: str, seats: int, preset: str = "", style: str = ""
 def _live_match(user) -> QueueEntry | None:
     """The caller's matched entry whose room is still open or playing with the caller seated in it (not
     left), else ``None``."""
-    from rooms.models import RoomStatus, Seat
-
     entry = QueueEntry.objects.filter(user=user, status=QueueEntry.Status.MATCHED).first()
     if entry is None or not Seat.objects.filter(
             room__code=entry.room_code, room__status__in=(RoomStatus.OPEN, RoomStatus.PLAYING),
@@ -281,7 +288,6 @@ def _queue_try_match(entry: QueueEntry, *, now) -> None:
     mine = ratings[entry.user_id]
     candidates.sort(key=lambda c: (abs(ratings[c.user_id] - mine), c.created_at, c.user_id))
     chosen = candidates[: entry.seats - 1]
-    from rooms.services import room_create_ranked_for_queue
 
     users = [entry.user] + [c.user for c in chosen]
     rules = queue_rules(game=entry.game, preset=entry.preset, style=entry.style)
@@ -331,8 +337,6 @@ def _standing_places(game) -> dict[int, int]:
 
 def _human_players(game):
     """The game's human ``GamePlayer`` rows (a user, not a CPU), in seat order (a queryset)."""
-    from games.models import GamePlayer
-
     return GamePlayer.objects.filter(game=game, cpu=False, user__isnull=False).order_by("seat")
 
 
@@ -364,8 +368,6 @@ def _record_lock(game_id: int) -> None:
 
 
 def _human_acted(game) -> bool:
-    from games.models import GameAction
-
     return bool(getattr(game, "human_acted", False)) or GameAction.objects.filter(game=game, by="player").exists()
 
 
@@ -384,8 +386,6 @@ def _decisions_before_quitting(game, seats) -> dict[int, int | None]:
     """``{seat: n}``: for each human seat in ``seats`` that quit — resigned (its own ``resign``), was
     timed out or played for (an action ``by`` timeout or away), or left — how many decisions of its own
     (actions ``by`` player other than ``resign``) it had made before; ``None`` for a seat that never quit."""
-    from games.models import GameAction, GamePlayer
-
     made: dict[int, int] = dict.fromkeys(seats, 0)
     quit_at: dict[int, int | None] = dict.fromkeys(seats)
     rows = GameAction.objects.filter(game=game, seat__in=list(seats)).order_by("seq").values_list("seat", "by", "action")
@@ -413,8 +413,6 @@ def _pair_weights(game, order: list[int], seats: dict[int, int]) -> list[list[fl
     """The pair weights of :func:`ranking.elo.raw_changes`: 0 for two players who already had
     :data:`PAIR_DAILY_RATED` rated games of this game together in the last :data:`PAIR_WINDOW`, else 1.
     Read under the rating rows' lock, so two games of the same pair finishing together count in turn."""
-    from ranking.models import RatingChange
-
     users = [seats[s] for s in order]
     since = timezone.now() - PAIR_WINDOW
     by_game: dict[int, set[int]] = {}
@@ -438,8 +436,6 @@ def game_is_rated(game) -> bool:
     final standing, and no human seat that quit before :data:`MIN_DECISIONS` decisions
     (:func:`game_quit_too_early`). Resigned and played-for seats are rated as their players. (The daily
     cap per pair, :data:`PAIR_DAILY_RATED`, is applied by :func:`game_rate` under the lock.)"""
-    from games.models import Game
-
     if game is None or game.status != Game.FINISHED or not game.ranked:
         return False
     result = game.result if isinstance(game.result, dict) else {}
@@ -465,8 +461,6 @@ def game_rate(*, game_id: int) -> list:
     the same pair in :data:`PAIR_WINDOW`) is read under that lock too: a pair over it counts with weight 0,
     and a player all of whose pairs are over it gets no change (not rated).
     """
-    from games.models import Game
-
     game = Game.objects.filter(pk=game_id).first()
     if not game_is_rated(game):
         return []
@@ -476,9 +470,6 @@ def game_rate(*, game_id: int) -> list:
 
 def _rate(game) -> list:
     """:func:`game_rate`'s work for a rated ``game``, in its transaction."""
-    from ranking import elo
-    from ranking.models import RatingChange
-
     existing = list(RatingChange.objects.filter(game=game).order_by("seat"))
     if existing:
         return existing
@@ -515,8 +506,6 @@ def xp_grant(*, user_id: int, amount: int, reason: str, ref: str) -> bool:
     ``ref`` (e.g. the achievement's id): an ``XpGrant`` row, once per ``(user, reason, ref)``. Returns True
     when granted now, False when that grant exists already (idempotent; safe under concurrency: the unique
     constraint decides). Raises ``ValueError`` for an amount that is not a positive int."""
-    from ranking.models import XpGrant
-
     if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
         raise ValueError("amount must be a positive int")
     try:
@@ -528,8 +517,6 @@ def xp_grant(*, user_id: int, amount: int, reason: str, ref: str) -> bool:
 
 
 def _game_events(game) -> list[dict]:
-    from games.models import GameAction
-
     out: list[dict] = []
     for events in GameAction.objects.filter(game=game).order_by("seq").values_list("events", flat=True):
         if isinstance(events, list):
@@ -551,10 +538,6 @@ def game_record(*, game_id: int) -> list:
     one, their achievements in one: the same for any seat count; each achievement earned adds its award
     and XP rows.
     """
-    from games.models import Game
-    from ranking import achievements, gamelog
-    from ranking.models import AchievementAward, GameRecord, RatingChange
-
     game = Game.objects.filter(pk=game_id).first()
     if game is None or game.status != Game.FINISHED:
         return []
@@ -648,8 +631,6 @@ def rating_adjust(*, user, game: str, amount: int, reason: str, by):
 
     Raises 400 ``invalid`` naming ``game``, ``amount`` or ``reason``.
     """
-    from ranking.models import RatingChange
-
     if game not in GAMES:
         raise invalid_field("game", f"Must be one of {', '.join(GAMES)}.")
     if isinstance(amount, bool) or not isinstance(amount, int) or amount == 0 or abs(amount) > ADJUST_MAX:

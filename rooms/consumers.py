@@ -52,6 +52,7 @@ from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from rest_framework import exceptions
 
+from accounts.models import User
 from accounts.sanctions import CLOSE_CODES, CLOSE_SIGNED_OUT, user_group, user_standing, user_standing_now
 from accounts.selectors import token_get
 from config import metrics
@@ -92,8 +93,6 @@ def _session_alive(session_key: str | None) -> bool:
 def _current_user(user_id: int, token_key: str | None, session_key: str | None):
     """The socket's user as it is now, read fresh; raises :class:`SocketRevoked` when the token was
     revoked (or the session ended), or the user is banned or suspended. One query for a token socket."""
-    from accounts.models import User
-
     if token_key is not None:
         token = token_get(token_key)
         user = token.user if token is not None and token.user_id == user_id else None

@@ -27,6 +27,9 @@ from typing import Any
 import httpx
 import websockets
 
+from games.bots import chinchirorin as chinchirorin_policy
+from games.bots import chinchon as chinchon_policy
+
 PING_SECONDS = 20
 REFETCH_ON = ("not_your_turn", "game_over", "illegal_action")  # refusals after which a seat refetches its view
 ACTION_PATHS = ("rest", "socket")  # how a seat sends its actions: POST /api/games/{id}/actions, or its socket
@@ -82,15 +85,11 @@ def _choose(view: dict, rng: random.Random, memory: dict) -> dict:
     legal = view["legal_actions"]
     try:
         if view["game"] == "chinchon":
-            from games.bots import chinchon as policy
-
             stock = [a for a in legal if a["type"] == "draw" and a.get("source") == "stock"]
             if stock:
                 return dict(stock[0])
-            return policy.choose(view, legal, "normal", rng, memory=memory)
-        from games.bots import chinchirorin as policy
-
-        return policy.choose(view, legal, "normal", rng)
+            return chinchon_policy.choose(view, legal, "normal", rng, memory=memory)
+        return chinchirorin_policy.choose(view, legal, "normal", rng)
     except Exception:  # noqa: BLE001 - a client falls back to any legal action
         return dict(rng.choice(legal))
 

@@ -56,15 +56,9 @@ ROOT_RANK = 100
 
 # (importing module, imported module) -> why the import is written inside a function.
 INNER_ALLOWED = {
-    ("config.textpolicy", "icu"): "PyICU is heavy; loaded on the first text checked",
-    ("config.web", "uvicorn"): "the server only, not needed by the modules that import config.web",
-    ("config.metrics", "prometheus_client"): "the worker's metrics server, only when a port is set",
-    ("config.asgi", "django.urls"): "after django.setup(): the URL modules read the settings",
-    ("config.asgi", "config.errors"): "after django.setup(): DRF's modules read the settings",
-    ("config.audit", "auditlog.models"): "a model, importable only once the app registry is ready",
-    ("config.metrics", "django.conf"): "config.metrics is imported by config.asgi before django.setup()",
-    ("config.metrics", "django.http"): "config.metrics is imported by config.asgi before django.setup()",
-    ("config.metrics", "asgiref.sync"): "config.metrics is imported by config.asgi before django.setup()",
+    ("config.textpolicy", "icu"): "PyICU is heavy; loaded on the first look-alike check only",
+    ("config.web", "uvicorn"): "the server's entry point only; other callers read web_options",
+    ("config.celery_app", "config.metrics"): "makes its metric files at import; `config` imports celery_app early",
 }
 
 

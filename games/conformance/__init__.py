@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
+from games.conformance import chinchirorin, chinchon
 from games.engine.errors import EngineError
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
@@ -18,8 +19,6 @@ Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
 def all_ops() -> dict[str, Handler]:
     """Every op of both games, by its protocol name (``"chinchirorin.hand"``...)."""
-    from games.conformance import chinchirorin, chinchon
-
     return {**chinchirorin.OPS, **chinchon.OPS}
 
 
