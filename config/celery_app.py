@@ -3,7 +3,7 @@
 import os
 
 from celery import Celery, signals
-from django.db import close_old_connections
+from django import db
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
@@ -29,7 +29,7 @@ def _close_old_connections(sender=None, **_kwargs) -> None:
     if getattr(getattr(sender, "request", None), "is_eager", False):
         return
 
-    close_old_connections()
+    db.close_old_connections()
 
 
 @signals.worker_ready.connect

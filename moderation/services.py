@@ -17,8 +17,8 @@ from django.utils import timezone
 from accounts import sanctions
 from config.audit import audit_record
 from config.errors import ApiError, invalid_field
+from config.groups import group_send
 from config.textpolicy import TextPolicyError, clean_text
-from games.events import group_send
 from games.models import Game, GamePlayer
 from moderation.models import NOTE_MAX, IntegrityFlag, Report
 from ranking.models import GameRecord, RatingChange

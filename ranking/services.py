@@ -48,8 +48,8 @@ from ranking.models import (
     XpGrant,
 )
 from ranking.selectors import GAMES, friend_ids
+from rooms import services as rooms_services
 from rooms.models import CODE_ALPHABET, RoomStatus, Seat
-from rooms.services import room_create_ranked_for_queue
 
 logger = logging.getLogger(__name__)
 
@@ -291,7 +291,7 @@ def _queue_try_match(entry: QueueEntry, *, now) -> None:
 
     users = [entry.user] + [c.user for c in chosen]
     rules = queue_rules(game=entry.game, preset=entry.preset, style=entry.style)
-    room = room_create_ranked_for_queue(game=entry.game, seats=entry.seats, users=users, rules=rules)
+    room = rooms_services.room_create_ranked_for_queue(game=entry.game, seats=entry.seats, users=users, rules=rules)
     ids = [u.id for u in users]
     QueueEntry.objects.filter(user_id__in=ids).update(status=QueueEntry.Status.MATCHED, room_code=room.code,
                                                        matched_at=now)

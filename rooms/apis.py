@@ -30,7 +30,7 @@ from rooms.throttles import RoomCodeThrottled, RoomCreateThrottle
 
 def _room_answer(request, room, code: int = status.HTTP_200_OK) -> Response:
     """``room``'s shape for the caller (``invite_url`` on the request's address): the one the service's
-    transaction committed and broadcast (``room.saved_data``, see ``rooms.services._changed``) when it
+    transaction committed and broadcast (``room.saved_data``, see ``rooms.locking._changed``) when it
     changed the room, else read now."""
     base_url = request_base_url(request)
     saved = getattr(room, "saved_data", None)

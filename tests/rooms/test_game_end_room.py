@@ -33,7 +33,7 @@ def test_the_action_that_ends_a_game_finishes_its_room_in_its_own_transaction(mo
                                                                               django_capture_on_commit_callbacks):
     room, users = _playing_room()
     sent = []
-    monkeypatch.setattr("rooms.services.group_send", lambda group, message: sent.append(message))
+    monkeypatch.setattr("rooms.locking.group_send", lambda group, message: sent.append(message))
     monkeypatch.setattr("ranking.tasks.rate_game.delay", lambda game_id: None)
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         game_services.game_apply_action(game_id=room.game_id, actor=users[1], expected_seq=0,

@@ -576,7 +576,7 @@ def test_a_change_answers_the_room_it_broadcast_without_reading_it_again(host, m
     from rooms import apis
 
     sent = []
-    monkeypatch.setattr("rooms.services.group_send", lambda group, message: sent.append(message))
+    monkeypatch.setattr("rooms.locking.group_send", lambda group, message: sent.append(message))
     monkeypatch.setattr("games.events.group_send_many", lambda messages: None)
     code = host.post("/api/rooms", {"game": "chinchirorin", "seats": 3}, format="json").json()["code"]
     guest = make_client(UserFactory(display_name="Guest"))

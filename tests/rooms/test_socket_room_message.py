@@ -18,7 +18,7 @@ def _room_messages(monkeypatch, django_capture_on_commit_callbacks, fn) -> tuple
     """Run ``fn``; then its after-commit callbacks, counting their queries. Returns the ``room``
     messages sent and that count."""
     sent = []
-    monkeypatch.setattr("rooms.services.group_send", lambda group, message: sent.append(message))
+    monkeypatch.setattr("rooms.locking.group_send", lambda group, message: sent.append(message))
     monkeypatch.setattr("games.events.group_send_many", lambda messages: None)  # the game's presence
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         fn()
@@ -68,7 +68,7 @@ def test_a_socket_closing_while_the_host_changes_broadcasts_the_new_host(monkeyp
     services.room_join(code=room.code, user=other)
     services.room_socket_opened(room_id=room.pk, user=other)
     sent = []
-    monkeypatch.setattr("rooms.services.group_send", lambda group, message: sent.append(message))
+    monkeypatch.setattr("rooms.locking.group_send", lambda group, message: sent.append(message))
     locked, errors = threading.Event(), []
 
     def hand_over():
@@ -162,7 +162,7 @@ def test_a_join_and_a_seat_change_broadcast_the_room_without_a_query_after_commi
     host, other = UserFactory(display_name="Ann"), UserFactory(display_name="Bob")
     room = services.room_create(user=host, game="chinchirorin", seats=3)
     # The join's other after-commit work (host and joiner become friends) is not the broadcast's.
-    monkeypatch.setattr("rooms.services.room_joined", type("Quiet", (), {"send": staticmethod(lambda **kw: None)}))
+    monkeypatch.setattr("rooms.seats.room_joined", type("Quiet", (), {"send": staticmethod(lambda **kw: None)}))
 
     rooms, queries = _room_messages(monkeypatch, django_capture_on_commit_callbacks,
                                     lambda: services.room_join(code=room.code, user=other))
