@@ -1,20 +1,27 @@
 """The project's layers, as data, and the test that keeps imports going one way.
 
-Each of the project's modules belongs to a layer; a module may import (at module level or anywhere) only
-modules of its own unit, of its own app at a rank not above its own, or of a LOWER rank. Units and ranks (``LAYERS``, lowest first):
+Each of the project's modules belongs to a unit with a rank (``LAYERS``, lowest first). A module may import
+(at module level or anywhere) a module of its own unit, of its own app at a rank not above its own, or of
+a LOWER rank:
 
-0. ``config`` - settings, errors, metrics, health, the ASGI/WSGI plumbing, shared helpers. Imports no app.
-   Apps register into it (``config.health`` checks, ``config.metrics`` collectors) from ``ready()``.
-1. ``accounts`` - users, tokens, standing and sanctions. A sanction announces ``accounts.signals.user_out``
-   (rooms and the ranked queue react). ``games.engine`` - the pure rules (no Django models). Peers: neither
-   imports the other.
-2. ``games`` - the one write path of a game (``games.actions``, ``games.timers``, ``games.lifecycle`` behind
-   the ``games.services`` facade), its events, selectors, tasks. Announces ``game_finishing`` /
-   ``game_finished`` (signals) and offers the veto hooks of ``games.hooks`` (coins registers there).
-3. ``rooms`` - rooms, seats, chat, the socket consumer; reacts to games' and accounts' signals.
-4. ``ranking`` - ratings, XP, achievements, friends, the ranked queue.
-5. ``coins`` - wallets and the ledger; hooks into games' stakes through ``games.hooks``.
-6. ``moderation`` - moderators' tools, the integrity check, the admin site and its shared pieces.
+0. ``config`` - settings, errors, schema helpers, throttling, text policy, health, metrics, channel-layer
+   sending (``config.groups``), the ASGI server. Imports no app: apps provide readers to it from their
+   ``ready()`` (``config.sources``: the sweeper's heartbeat and games in progress, read by health/metrics).
+1. ``accounts`` - users, tokens, standing and sanctions, the socket's authentication (``accounts.ws_auth``).
+   A sanction announces ``accounts.signals.user_out`` (rooms and the ranked queue react); ``GET /api/me``
+   reads ratings through ``accounts.hooks`` (ranking provides them). ``games.engine`` (with
+   ``games.bots``) - the pure rules and the CPU policies. Peers: neither imports the other.
+2. ``games`` - the one write path (``games.locking``: the lock and the write; ``games.actions``,
+   ``games.timers``, ``games.lifecycle``; ``games.services`` re-exports the entries), events, selectors,
+   tasks (sent by name), the games API. Announces ``game_finishing`` / ``game_finished`` (signals); offers
+   ``games.hooks``: the coin hooks (veto inside the game's transaction; coins registers) and the
+   ``watchable`` question (rooms answers).
+3. ``rooms`` - rooms, seats, chat (``rooms.locking``, ``rooms.life``, ``rooms.seats``, ``rooms.chat`` behind
+   ``rooms.services``), the socket consumer; reacts to ``game_finishing`` and ``user_out``.
+4. ``ranking`` - ratings, XP, achievements, friends, the ranked queue; reacts to ``game_finished``,
+   ``room_joined``, ``user_out``; announces ``ranking.signals.game_recorded``.
+5. ``coins`` - wallets and the ledger, stakes and pots (``games.hooks``), challenges.
+6. ``moderation`` - reports, the integrity check (reacts to ``game_recorded``), the admin site.
 7. ``admin`` - every app's ``<app>.admin`` module: the admin pages are a client on top of every app.
 8. ``web`` - the page (talks to the server only through the public API and socket).
 
@@ -22,13 +29,14 @@ The composition root - ``COMPOSITION_ROOT``: ``config.urls``, ``config.asgi``, `
 sits above everything and may name every app (it wires the URL and socket routing and the settings).
 
 Upward reactions are Django signals the lower layer sends and the upper one connects to in its
-``AppConfig.ready()``, or (where the upper layer must veto inside the lower one's transaction) the small
-registry ``games.hooks``.
+``AppConfig.ready()``, or, where the upper layer must answer or veto inside the lower one's transaction,
+a small explicit registry the upper layer fills from ``ready()`` (``games.hooks``, ``accounts.hooks``,
+``config.sources``).
 
 No import written inside a function, except (``INNER_ALLOWED``) a heavy or optional module, each with its
 reason, and the Django idiom of ``AppConfig.ready()`` importing its own app's modules (models are only
-importable once the app registry is ready). There is no import circle among the project's modules.
-Migrations are not walked.
+importable once the app registry is ready). No import circle among the project's modules, counting every
+import. Migrations are not walked.
 """
 
 from __future__ import annotations
@@ -42,7 +50,7 @@ APPS = ("config", "accounts", "games", "rooms", "ranking", "coins", "moderation"
 LAYERS = {
     "config": 0,
     "accounts": 1,
-    "games.engine": 1,
+    "games.engine": 1,  # games.engine.* and games.bots.*
     "games": 2,
     "rooms": 3,
     "ranking": 4,
@@ -135,7 +143,7 @@ def unit_of(module: str) -> str:
     parts = module.split(".")
     if len(parts) > 1 and parts[1] == "admin":
         return "admin"
-    if module == "games.engine" or module.startswith("games.engine."):
+    if parts[:2] in (["games", "engine"], ["games", "bots"]):
         return "games.engine"
     return parts[0]
 
