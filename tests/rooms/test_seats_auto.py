@@ -5,7 +5,7 @@ added, in seat order from 0, within the seat range (a lone player gets one CPU o
 import pytest
 
 from games import services as games_services
-from games.models import GamePlayer
+from games.models import Game, GamePlayer
 from rooms import services
 from rooms.models import Room
 
@@ -67,7 +67,7 @@ def test_traditional_five_humans_play_two_decks(make_client, new_room):
     services.room_start(code=room["code"], user=host)
     playing = Room.objects.get(code=room["code"])
     assert playing.seat_count == 5
-    assert games_services.Game.objects.get(pk=playing.game_id).state["rules"]["decks"] == 2
+    assert Game.objects.get(pk=playing.game_id).state["rules"]["decks"] == 2
 
 
 def test_after_the_game_the_room_offers_every_seat_again(host, new_room):
