@@ -12,6 +12,7 @@ urlpatterns = [
     path("", views.page, name="web-home"),
     re_path(r"^join/(?P<code>[A-Za-z0-9]{1,12})/?$", views.page, name="web-join"),
     re_path(r"^room/(?P<code>[A-Za-z0-9]{1,12})/?$", views.page, name="web-room"),
+    re_path(r"^tournament/(?P<code>[A-Za-z0-9]{1,12})/?$", views.page, name="web-tournament"),
     re_path(r"^friend/(?P<code>[A-Za-z0-9]{1,16})/?$", views.page, name="web-friend"),
     re_path(r"^jsi18n/(?P<lang>en|es)/$", views.javascript_catalog, name="web-jsi18n"),
     path("i18n/setlang/", set_language, name="set_language"),

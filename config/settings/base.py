@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "ranking",
     "coins",
     "moderation",
+    "tournaments",
     "web",
 ]
 
@@ -298,6 +299,8 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_DB_REUSE_MAX = 2**62
 CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE: dict = {
+    # Every 10 s: tournaments whose start time has come, tables whose game end was not handed over.
+    "tournaments-sweep": {"task": "tournaments.tasks.sweep", "schedule": 10.0, "options": {"expires": 20.0}},
     # Every second: overdue deadlines and due CPU moves whose task was lost; the outage heartbeat.
     "games-sweep": {"task": "games.tasks.sweep", "schedule": 1.0, "options": {"expires": 2.0}},
     # Every minute: delete expired ranked-queue entries (expired ones are never matched anyway).
