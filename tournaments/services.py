@@ -427,6 +427,8 @@ def tournament_moderate_cancel(*, tournament_id: int, by, reason: str) -> Tourna
     if t.status in (TournamentStatus.FINISHED, TournamentStatus.CANCELLED):
         return t
     before = t.status
+    t.status = TournamentStatus.CANCELLED  # first: a table ending from here on starts no round
+    t.save(update_fields=["status"])
     for table in TournamentTable.objects.filter(tournament=t, status=TournamentTable.PLAYING, room__isnull=False):
         rooms_services.room_close(room_id=table.room_id, by=by, reason=reason)
     _end(t, TournamentStatus.CANCELLED, "moderator")
