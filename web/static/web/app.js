@@ -131,7 +131,7 @@ const sounds = {
 };
 
 // ------------------------------------------------------------------------------------------- screens
-const SCREENS = ["welcome", "home", "room", "stats", "leaderboard", "friends", "queue", "account"];
+const SCREENS = ["welcome", "home", "room", "stats", "leaderboard", "friends", "queue", "account", "tournaments"];
 
 function show(name) {
   $("#loading").hidden = true;
@@ -142,8 +142,9 @@ function show(name) {
   }
   if (name !== "room") leaveRoomView();
   if (name !== "queue") clearInterval(S.queueTimer);
+  if (name !== "tournaments") tournamentClose();
   const loaders = { home: loadHome, stats: loadStats, leaderboard: loadLeaderboard, friends: loadFriends,
-                    queue: loadQueue, account: loadAccount };
+                    queue: loadQueue, account: loadAccount, tournaments: loadTournaments };
   if (loaders[name]) loaders[name]();
   if (["stats", "leaderboard", "friends", "queue", "account"].includes(name)) {
     if (location.pathname !== "/" || location.hash !== "#" + name) history.pushState({}, "", "/#" + name);
@@ -175,6 +176,12 @@ async function afterSignIn() {
     const code = S.pendingFriend;
     S.pendingFriend = null;
     await useFriendCode(code);
+    return;
+  }
+  if (S.pendingTournament) {
+    const code = S.pendingTournament;
+    S.pendingTournament = null;
+    openTournament(code);
     return;
   }
   if (S.pendingCode) {
@@ -1183,6 +1190,197 @@ async function loadQueue() {
   }, 3000);
 }
 
+// ------------------------------------------------------------------------------------------- tournaments
+// The tournaments screen: the caller's tournaments and a creation form, or one tournament (``T.code``)
+// with its standings and tables kept live by its socket /ws/tournaments/<code>/ (docs/tournaments.md).
+const T = { code: null, data: null, ws: null, retry: 0, ping: null };
+const T_RULES = { chinchon: ["preset", ["standard", "traditional", "wild_ace"]], chinchirorin: ["style", ["streamer", "common"]] };
+
+function tournamentStatusText(t) {
+  return {
+    open: fmt(gettext("Starts %(when)s"), { when: new Date(t.starts_at).toLocaleString() }),
+    running: fmt(gettext("Round %(round)s of %(rounds)s"), { round: t.round, rounds: t.rounds }),
+    finished: gettext("Finished"),
+    cancelled: gettext("Cancelled"),
+  }[t.status] || t.status;
+}
+
+function openTournament(code) {
+  T.code = code.toUpperCase();
+  if (location.pathname !== "/tournament/" + T.code) history.pushState({}, "", "/tournament/" + T.code);
+  show("tournaments");
+}
+
+async function loadTournaments() {
+  const body = $("#tournaments-body");
+  if (T.code) {
+    body.replaceChildren(h("p", { text: gettext("Loading…") }));
+    const t = await attempt(() => api("GET", `/api/tournaments/${T.code}`));
+    if (!t) { T.code = null; history.pushState({}, "", "/#tournaments"); loadTournaments(); return; }
+    T.data = t;
+    renderTournament();
+    tournamentConnect();
+    return;
+  }
+  tournamentClose();
+  if (location.pathname !== "/" || location.hash !== "#tournaments") history.pushState({}, "", "/#tournaments");
+  const list = await attempt(() => api("GET", "/api/tournaments"));
+  body.replaceChildren();
+  if (!S.me.is_guest) body.appendChild(tournamentCreateForm());
+  const join = h("form", { class: "inline-form", id: "tournament-join-form", onsubmit: (e) => {
+    e.preventDefault(); const code = $("#tournament-code").value.trim(); if (code) openTournament(code);
+  } }, h("label", { for: "tournament-code", text: gettext("Tournament code") }),
+  h("input", { id: "tournament-code", maxlength: "6", autocapitalize: "characters", required: true }),
+  h("button", { type: "submit", text: gettext("Open") }));
+  body.appendChild(join);
+  const rows = (list && list.tournaments) || [];
+  body.appendChild(h("h3", { text: gettext("Your tournaments and your friends'") }));
+  if (!rows.length) { body.appendChild(h("p", { text: gettext("No tournament yet.") })); return; }
+  body.appendChild(h("ul", { class: "plain", id: "tournament-list" }, rows.map((t) => h("li", {},
+    h("button", { type: "button", onclick: () => openTournament(t.code) }, t.name || t.code),
+    " ", `${GAME_NAMES[t.game] || t.game} · ${tournamentStatusText(t)} · `,
+    fmt(ngettext("%(n)s player", "%(n)s players", t.players.length), { n: t.players.length }), ` · ${t.organiser.display_name}`))));
+}
+
+function tournamentCreateForm() {
+  const start = new Date(Date.now() + 15 * 60000);
+  start.setSeconds(0, 0);
+  const local = new Date(start.getTime() - start.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
+  const ruleSelect = h("select", { id: "t-rule" });
+  const fillRules = () => {
+    const [, options] = T_RULES[$("#t-game").value];
+    ruleSelect.replaceChildren(h("option", { value: "", text: gettext("Default") }), ...options.map((o) => h("option", { value: o, text: o.replace("_", " ") })));
+    $("#t-seats").max = $("#t-game").value === "chinchon" ? "4" : "8";
+  };
+  const form = h("form", { class: "card-form", id: "tournament-create", onsubmit: createTournament },
+    h("h3", { text: gettext("Organise a tournament") }),
+    h("label", { for: "t-name", text: gettext("Name") }), h("input", { id: "t-name", maxlength: "60" }),
+    h("label", { for: "t-game", text: gettext("Game") }),
+    h("select", { id: "t-game", onchange: fillRules }, h("option", { value: "chinchon", text: "Chinchón" }), h("option", { value: "chinchirorin", text: "Chinchirorin" })),
+    h("label", { for: "t-rule", text: gettext("Rules") }), ruleSelect,
+    h("label", { for: "t-format", text: gettext("Format") }),
+    h("select", { id: "t-format", onchange: () => { const rr = $("#t-format").value === "round_robin"; $("#t-rounds").disabled = rr; if (rr) $("#t-seats").value = "2"; $("#t-seats").disabled = rr; } },
+      h("option", { value: "swiss", text: gettext("Swiss (up to 64)") }), h("option", { value: "round_robin", text: gettext("Round robin (up to 8)") })),
+    h("label", { for: "t-rounds", text: gettext("Rounds") }), h("input", { id: "t-rounds", type: "number", min: "1", max: "12", value: "4" }),
+    h("label", { for: "t-seats", text: gettext("Players per table") }), h("input", { id: "t-seats", type: "number", min: "2", max: "4", value: "2" }),
+    h("label", { for: "t-turn", text: gettext("Turn time") }),
+    h("select", { id: "t-turn" }, h("option", { value: "60", text: gettext("60 seconds") }), h("option", { value: "30", text: gettext("30 seconds") })),
+    h("label", { for: "t-start", text: gettext("Starts at") }), h("input", { id: "t-start", type: "datetime-local", value: local, required: true }),
+    h("label", { class: "check" }, h("input", { id: "t-rated", type: "checkbox" }), " ", gettext("Rated")),
+    h("button", { type: "submit", class: "primary", text: gettext("Create the tournament") }));
+  setTimeout(fillRules);
+  return form;
+}
+
+async function createTournament(e) {
+  e.preventDefault();
+  const game = $("#t-game").value;
+  const format = $("#t-format").value;
+  const body = { name: $("#t-name").value, game, format, seats: Number($("#t-seats").value),
+                 turn_seconds: Number($("#t-turn").value), rated: $("#t-rated").checked,
+                 starts_at: new Date($("#t-start").value).toISOString() };
+  if (format === "swiss") body.rounds = Number($("#t-rounds").value);
+  if ($("#t-rule").value) body[T_RULES[game][0]] = $("#t-rule").value;
+  const t = await attempt(() => api("POST", "/api/tournaments", body));
+  if (t) openTournament(t.code);
+}
+
+function tournamentClose() {
+  clearInterval(T.ping);
+  if (T.ws) { T.ws.onclose = null; T.ws.close(); T.ws = null; }
+}
+
+function tournamentConnect() {
+  tournamentClose();
+  const code = T.code;
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${scheme}://${location.host}/ws/tournaments/${code}/?token=${encodeURIComponent(S.token)}`);
+  T.ws = ws;
+  ws.onopen = () => { T.retry = 0; T.ping = setInterval(() => { if (ws.readyState === WebSocket.OPEN) ws.send('{"type":"ping"}'); }, 20000); };
+  ws.onmessage = (ev) => {
+    let msg; try { msg = JSON.parse(ev.data); } catch { return; }
+    if (msg.type !== "tournament" || T.code !== code) return;
+    if (T.data && T.data.code === code && msg.tournament.version < T.data.version) return;
+    T.data = { ...msg.tournament, invite_url: (T.data && T.data.invite_url) || msg.tournament.invite_url };
+    renderTournament();
+  };
+  ws.onclose = (ev) => {
+    clearInterval(T.ping);
+    if (T.ws !== ws || T.code !== code) return;
+    T.ws = null;
+    if (ev.code === 4401) { signedOut(); return; }
+    if (ev.code === 4409 || ev.code === 4410) { toast(gettext("Your account cannot play now.")); signedOut(); return; }
+    if (ev.code === 4404) return;
+    setTimeout(() => { if (T.code === code && !T.ws && !$("#screen-tournaments").hidden) tournamentConnect(); }, Math.min(10000, 500 * 2 ** T.retry++));
+  };
+}
+
+function myTournamentTable(t) {
+  return t.tables.find((tb) => tb.round === t.round && tb.status === "playing" && tb.seats.some((s) => s.player.id === S.me.id));
+}
+
+async function tournamentCall(method, path) {
+  const t = await attempt(() => api(method, `/api/tournaments/${T.code}${path}`));
+  if (t && (!T.data || t.version >= T.data.version)) { T.data = { ...t }; renderTournament(); }
+}
+
+function tournamentShare(t) {
+  const url = t.invite_url;
+  return h("div", { class: "share" },
+    h("p", {}, gettext("Tournament code"), " ", h("strong", { class: "code", id: "tournament-code-shown", text: t.code })),
+    h("label", { for: "tournament-url", text: gettext("Invitation link") }),
+    h("input", { id: "tournament-url", readonly: true, value: url, onfocus: (e) => e.target.select() }),
+    h("div", { class: "actions" }, h("button", { type: "button", onclick: async () => {
+      try { await navigator.clipboard.writeText(url); toast(gettext("Link copied.")); }
+      catch { $("#tournament-url").select(); toast(gettext("Select the link and copy it.")); }
+    } }, gettext("Copy the link"))));
+}
+
+function renderTournament() {
+  const t = T.data;
+  const body = $("#tournaments-body");
+  if (!t) return;
+  const entered = t.players.find((p) => p.id === S.me.id);
+  const organiser = t.organiser.id === S.me.id;
+  const mine = t.status === "running" ? myTournamentTable(t) : null;
+  const actions = h("div", { class: "actions" });
+  if (mine) actions.appendChild(h("button", { type: "button", class: "primary", id: "tournament-my-table", onclick: () => enterRoom(mine.room) }, gettext("Go to your table")));
+  if (!entered && t.status === "open") actions.appendChild(h("button", { type: "button", class: "primary", id: "tournament-join", onclick: () => tournamentCall("POST", "/join") }, gettext("Join the tournament")));
+  if (entered && !entered.withdrawn && (t.status === "open" || t.status === "running")) {
+    actions.appendChild(h("button", { type: "button", onclick: () => tournamentCall("POST", "/leave") }, t.status === "open" ? gettext("Leave") : gettext("Withdraw")));
+  }
+  if (organiser && t.status === "open") actions.appendChild(h("button", { type: "button", class: "danger", onclick: () => tournamentCall("POST", "/cancel") }, gettext("Cancel the tournament")));
+  actions.appendChild(h("button", { type: "button", onclick: () => { T.code = null; tournamentClose(); loadTournaments(); } }, gettext("All tournaments")));
+  const rules = t.rules.preset || t.rules.style || "";
+  const head = h("div", { class: "lobby" },
+    h("h3", { id: "tournament-name", text: t.name || fmt(gettext("Tournament %(code)s"), { code: t.code }) }),
+    h("p", { id: "tournament-state" }, `${GAME_NAMES[t.game] || t.game}${rules ? " (" + rules.replace("_", " ") + ")" : ""} · `,
+      t.format === "swiss" ? gettext("Swiss") : gettext("Round robin"), " · ",
+      fmt(gettext("%(n)s per table"), { n: t.seats }), t.rated ? " · " + gettext("rated") : "", " · ", h("strong", { text: tournamentStatusText(t) })),
+    t.status === "open" ? tournamentShare(t) : null, actions);
+  const parts = [head];
+  if (t.status === "open") {
+    parts.push(h("h3", { text: fmt(gettext("Players (%(n)s of %(max)s)"), { n: t.players.length, max: t.max_players }) }),
+      h("ul", { class: "plain", id: "tournament-players" }, t.players.map((p) => h("li", {}, `${p.seed}. ${p.display_name}`,
+        organiser && p.id !== S.me.id ? h("button", { type: "button", class: "danger", onclick: () => tournamentCall("DELETE", `/players/${p.id}`) }, gettext("Remove")) : null))));
+  } else {
+    parts.push(h("div", { class: "scroll-x" }, h("table", { class: "grid", id: "tournament-standings" },
+      h("caption", { text: gettext("Standings") }),
+      h("thead", {}, h("tr", {}, [gettext("Rank"), gettext("Player"), gettext("Points"), t.format === "swiss" ? gettext("Buchholz") : gettext("Head-to-head"), gettext("Wins"), gettext("Games")].map((c) => h("th", { scope: "col", text: c })))),
+      h("tbody", {}, t.standings.map((r) => h("tr", { class: r.player.id === S.me.id ? "me" : "" },
+        h("td", { text: String(r.rank) }), h("td", { text: r.player.display_name + (r.withdrawn ? " " + gettext("(withdrew)") : "") }),
+        h("td", { text: String(r.score) }), h("td", { text: String(r.tiebreak) }), h("td", { text: String(r.wins) }), h("td", { text: String(r.games) })))))));
+    for (let r = t.round; r >= 1; r--) {
+      const tables = t.tables.filter((tb) => tb.round === r);
+      parts.push(h("details", { class: "settings", open: r === t.round }, h("summary", { text: fmt(gettext("Round %(n)s"), { n: r }) }),
+        h("ul", { class: "plain" }, tables.map((tb) => h("li", {},
+          tb.status === "bye" ? fmt(gettext("%(name)s: bye"), { name: tb.seats[0].player.display_name })
+            : tb.seats.map((s) => s.player.display_name + (s.points === null ? "" : ` (${s.points})`)).join(" · ") + (tb.status === "playing" ? " — " + gettext("playing") : ""))))));
+    }
+  }
+  body.replaceChildren(...parts);
+}
+
 // ------------------------------------------------------------------------------------------- start
 function setPrefButtons() {
   $("#sound-toggle").setAttribute("aria-pressed", S.sound ? "true" : "false");
@@ -1228,6 +1426,20 @@ function route() {
     useFriendCode(code);
     return;
   }
+  const tm = location.pathname.match(/^\/tournament\/([A-Za-z0-9]+)\/?$/);
+  if (tm) {
+    const code = tm[1].toUpperCase();
+    if (!S.me) {
+      S.pendingTournament = code;
+      $("#welcome-title").textContent = fmt(gettext("You are invited to tournament %(code)s: sign in to join."), { code });
+      show("welcome");
+      return;
+    }
+    T.code = code;
+    show("tournaments");
+    return;
+  }
+  if (!location.pathname.startsWith("/tournament/") && location.hash === "#tournaments") T.code = null;
   const m = location.pathname.match(/^\/(join|room)\/([A-Za-z0-9]+)\/?$/);
   if (m) {
     const code = m[2].toUpperCase();
