@@ -1361,7 +1361,7 @@ function renderTournament() {
   const parts = [head];
   if (t.status === "open") {
     parts.push(h("h3", { text: fmt(gettext("Players (%(n)s of %(max)s)"), { n: t.players.length, max: t.max_players }) }),
-      h("ul", { class: "plain", id: "tournament-players" }, t.players.map((p) => h("li", {}, `${p.seed}. ${p.display_name}`,
+      h("ul", { class: "plain", id: "tournament-players" }, t.players.map((p) => h("li", {}, `${p.seed}. ${p.display_name} `,
         organiser && p.id !== S.me.id ? h("button", { type: "button", class: "danger", onclick: () => tournamentCall("DELETE", `/players/${p.id}`) }, gettext("Remove")) : null))));
   } else {
     parts.push(h("div", { class: "scroll-x" }, h("table", { class: "grid", id: "tournament-standings" },

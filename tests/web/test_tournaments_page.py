@@ -41,6 +41,8 @@ def test_create_join_by_link_and_follow_it_live(server, browser, artifacts):
     friend = UserFactory(display_name="Fede")
     desk = _page(browser, org)
     desk.goto(f"{server}/#tournaments")
+    expect(desk.locator("#tournament-create")).to_be_visible()
+    desk.screenshot(path=artifacts / "tournament-create-desktop.png", full_page=True)
     desk.fill("#t-name", "Friday night")
     desk.select_option("#t-game", "chinchirorin")
     desk.select_option("#t-format", "swiss")
@@ -52,6 +54,9 @@ def test_create_join_by_link_and_follow_it_live(server, browser, artifacts):
     assert link == f"{server}/tournament/{code}"
 
     phone = _page(browser, friend, phone=True)
+    phone.goto(f"{server}/#tournaments")
+    expect(phone.locator("#tournament-create")).to_be_visible()
+    phone.screenshot(path=artifacts / "tournament-create-phone.png", full_page=True)
     phone.goto(link)
     phone.click("#tournament-join")
     expect(phone.locator("#tournament-players")).to_contain_text("Fede")
