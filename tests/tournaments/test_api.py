@@ -96,3 +96,22 @@ def test_schema_has_the_tournament_operations(api):
     assert {"tournaments_list", "tournaments_create", "tournaments_get", "tournaments_join", "tournaments_leave",
             "tournaments_cancel", "tournaments_player_remove"} <= ops
     assert "409" in schema["paths"]["/api/tournaments/{code}/join"]["post"]["responses"]
+
+
+@pytest.mark.parametrize("payload", [
+    [], "x", {"game": 5}, body(rounds="many"), body(seats=None), body(starts_at="tomorrow"),
+    body(starts_at="9999-12-31T00:00:00Z"), body(rated="maybe"), body(max_players=10**12), body(name="x" * 500),
+    body(game="chess"), body(format="knockout"), body(cpu_speed="warp"), body(preset=["a"]),
+])
+def test_bad_bodies_are_400_never_500(make_client, payload):
+    res = make_client(UserFactory()).post("/api/tournaments", payload, format="json")
+    assert res.status_code == 400, res.content
+    assert res.json()["code"] in ("invalid", "parse_error")
+    assert Tournament.objects.count() == 0
+
+
+def test_out_of_range_ids_and_codes_are_404(make_client):
+    org = make_client(UserFactory())
+    code = org.post("/api/tournaments", body(), format="json").json()["code"]
+    assert org.delete(f"/api/tournaments/{code}/players/{10**30}").status_code == 404
+    assert org.get("/api/tournaments/" + "Z" * 300).status_code == 404
