@@ -15,6 +15,7 @@ is rated (ranking rates every ranked game the same way).
 import logging
 from datetime import timedelta
 
+from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -47,6 +48,7 @@ logger = logging.getLogger(__name__)
 MAX_PLAYERS = {TournamentFormat.SWISS: 64, TournamentFormat.ROUND_ROBIN: 8}
 MAX_AHEAD = timedelta(days=30)
 RULE_FIELD = {"chinchon": "preset", "chinchirorin": "style"}
+TABLE_MARK_SECONDS = 3 * 24 * 3600
 
 
 # ------------------------------------------------------------------------------------------ delivery
@@ -305,6 +307,7 @@ def _start_round(t: Tournament, entries: list[TournamentPlayer], tables: list[To
             room = _open_table(t, [users[uid] for uid in group])
             TournamentTable.objects.create(tournament=t, round=t.round, index=i, players=list(group), room=room,
                                            game_id=room.game_id)
+            mark_table_game(room.game_id)
         for j, uid in enumerate(byes, start=len(groups)):
             TournamentTable.objects.create(tournament=t, round=t.round, index=j, players=[uid],
                                            status=TournamentTable.BYE, ended_at=timezone.now())
@@ -312,6 +315,20 @@ def _start_round(t: Tournament, entries: list[TournamentPlayer], tables: list[To
         if groups:
             _changed(t, "status", "rounds", "round")
             return
+
+
+def table_game_key(game_id: int) -> str:
+    return f"tournaments:table-game:{game_id}"
+
+
+def mark_table_game(game_id: int) -> None:
+    """Note in the cache that ``game_id`` is a tournament table's, so that its end is handed over without
+    a database query on the games' action path (:mod:`tournaments.receivers`). A lost mark (the cache
+    emptied, Redis down) only delays the table's end to the next sweep."""
+    try:
+        cache.set(table_game_key(game_id), 1, TABLE_MARK_SECONDS)
+    except Exception:  # noqa: BLE001 - the sweep settles the table without it
+        logger.warning("could not mark game %s as a tournament table's", game_id)
 
 
 def _open_table(t: Tournament, users: list):

@@ -31,6 +31,8 @@ def moderators_group() -> Group:
     if group is None:
         listed = importlib.import_module("moderation.migrations.0002_moderators_group").MODERATOR_PERMISSIONS
         listed = listed + importlib.import_module("coins.migrations.0003_moderators_coins").COINS_MODERATOR_PERMISSIONS
+        listed = listed + importlib.import_module(
+            "tournaments.migrations.0002_moderators_tournaments").TOURNAMENTS_MODERATOR_PERMISSIONS
         group = Group.objects.create(name="Moderators")
         group.permissions.set([Permission.objects.get(content_type__app_label=a, codename=c) for a, c in listed])
     return group

@@ -21,6 +21,9 @@ MODERATORS = {
     "auditlog.view_logentry",
     # coins (coins 0003): read wallets and ledgers, grant or remove coins with a reason
     "coins.view_wallet", "coins.view_ledgerentry", "coins.add_ledgerentry", "coins.adjust_wallet",
+    # tournaments (tournaments 0002): see tournaments, their entrants and tables; cancel, remove a player
+    "tournaments.view_tournament", "tournaments.view_tournamentplayer", "tournaments.view_tournamenttable",
+    "tournaments.moderate_tournament",
 }
 
 

@@ -3,12 +3,22 @@ reason (an audit row each); a player without the permission is refused."""
 
 import pytest
 from auditlog.models import LogEntry
+from django.test import Client
 
-from tests.moderation.conftest import boss, mod, moderator, superuser  # noqa: F401 - fixtures
+from tests.factories import UserFactory
+from tests.moderation.conftest import make_moderator
 from tests.tournaments.conftest import make_tournament, round_tables, start_now
 from tournaments.models import TournamentPlayer
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def mod():
+    """A moderator's admin client (staff, in the "Moderators" group)."""
+    client = Client()
+    client.force_login(make_moderator())
+    return client
 
 
 def test_moderator_sees_tables_removes_a_player_and_cancels(mod):
@@ -31,11 +41,7 @@ def test_moderator_sees_tables_removes_a_player_and_cancels(mod):
     assert {"tournament_remove", "tournament_cancel"} <= actions
 
 
-def test_cancel_needs_a_reason_and_the_permission(mod, make_client):
-    from django.test import Client
-
-    from tests.factories import UserFactory
-
+def test_cancel_needs_a_reason_and_the_permission(mod):
     t, _ = make_tournament(2)
     res = mod.post(f"/admin/tournaments/tournament/{t.pk}/cancel/", {"reason": ""})
     assert res.status_code == 200  # the form again, with its error
