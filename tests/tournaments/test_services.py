@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from config.errors import ApiError
 from games import services as games_services
-from games.models import Game
+from games.models import Game, GameAction
 from rooms.models import Room, RoomStatus
 from tests.factories import GuestFactory, UserFactory
 from tests.tournaments.conftest import end_game, make_tournament, play_out, round_tables, start_now
@@ -299,3 +299,17 @@ def test_sweep_starts_due_tournaments_and_settles_lost_ends():
                                                                                 {"seat": 1, "place": 1}]})
     assert services.tournaments_sweep() == {"started": 0, "settled": 1}
     assert round_tables(t, 1)[0].places == [2, 1]
+
+
+def test_a_no_show_is_played_for_when_the_first_turn_window_runs_out():
+    """Nobody opened the table: when the first window's deadline passes, the awaited seat acts by
+    timeout (the games' timers), and the game goes on without the player."""
+    t, _ = make_tournament(2, rounds=1, turn_seconds=30)
+    start_now(t)
+    game = Game.objects.get(pk=round_tables(t, 1)[0].game_id)
+    assert game.turn_seconds == 30 and game.deadline is not None
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    games_services.game_sweep()
+    assert GameAction.objects.filter(game=game, by="timeout").exists()
+    game.refresh_from_db()
+    assert game.seq > 0
