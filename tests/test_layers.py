@@ -22,6 +22,8 @@ a LOWER rank:
    ``room_joined``, ``user_out``; announces ``ranking.signals.game_recorded``.
 5. ``coins`` - wallets and the ledger, stakes and pots (``games.hooks``), challenges.
 6. ``moderation`` - reports, the integrity check (reacts to ``game_recorded``), the admin site.
+   ``tournaments`` - friends' tournaments: pairing, rounds, standings; reacts to ``game_finished``. Peers:
+   neither imports the other.
 7. ``admin`` - every app's ``<app>.admin`` module: the admin pages are a client on top of every app.
 8. ``web`` - the page (talks to the server only through the public API and socket).
 
@@ -45,7 +47,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-APPS = ("config", "accounts", "games", "rooms", "ranking", "coins", "moderation", "web")
+# Every Django app of the project (a folder with apps.py) and config: a new app is walked, and must have a layer.
+APPS = tuple(sorted(p.parent.name for p in ROOT.glob("*/apps.py")) + ["config"])
 
 LAYERS = {
     "config": 0,
@@ -56,6 +59,7 @@ LAYERS = {
     "ranking": 4,
     "coins": 5,
     "moderation": 6,
+    "tournaments": 6,
     "admin": 7,  # every app's ``<app>.admin`` module (and its submodules)
     "web": 8,
 }
