@@ -11,7 +11,8 @@ class CoinsConfig(AppConfig):
     verbose_name = "Coins"
 
     def ready(self) -> None:
-        from coins import game_coins, receivers
+        from coins import game_coins, metrics, receivers
 
         receivers.connect()
         game_coins.register()
+        metrics.register()

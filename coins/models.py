@@ -78,7 +78,8 @@ class LedgerEntry(models.Model):
             models.CheckConstraint(condition=~Q(amount=0), name="ledger_amount_not_zero"),
         ]
         indexes = [models.Index(fields=["wallet", "-id"], name="ledger_wallet_id"),
-                   models.Index(fields=["game"], name="ledger_game")]
+                   models.Index(fields=["game"], name="ledger_game"),
+                   models.Index(fields=["created_at"], name="ledger_created_at")]  # coins.metrics
 
     def __str__(self) -> str:
         return f"{self.wallet_id} {self.amount:+d} ({self.reason})"

@@ -1,5 +1,6 @@
 """The Celery app: JSON only, time limits from settings (CELERY_*), tasks discovered from the apps."""
 
+import logging
 import os
 
 from celery import Celery, signals
@@ -30,6 +31,31 @@ def _close_old_connections(sender=None, **_kwargs) -> None:
         return
 
     db.close_old_connections()
+
+
+@signals.setup_logging.connect
+def _django_logging(**_kwargs) -> None:
+    """Celery's processes log as Django's settings say (``LOGGING``: JSON lines under ``LOG_FORMAT=json``,
+    Python warnings included, config.apps) instead of Celery's own handlers; its banner is off with
+    ``--quiet`` (docker-compose.yml)."""
+    import logging.config
+
+    import django
+    from django.conf import settings
+
+    django.setup()
+    logging.config.dictConfig(settings.LOGGING)
+    logging.captureWarnings(True)
+    if settings.LOG_FORMAT == "json":
+        # What a worker prints on a shutdown signal ("worker: Warm shutdown (MainProcess)") goes straight to
+        # stderr (celery.apps.worker.safe_say): a log line instead.
+        from celery.apps import worker as celery_worker
+
+        celery_worker.safe_say = _say
+
+
+def _say(msg: str, f=None) -> None:
+    logging.getLogger("celery.worker").warning(msg.strip())
 
 
 @signals.worker_ready.connect

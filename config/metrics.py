@@ -20,7 +20,10 @@ Read at scrape time from PostgreSQL and Redis (one query and two Redis calls; th
 - ``chinchi_games_in_progress{game}``: games playing;
 - ``chinchi_celery_queue_depth{queue}``: tasks waiting in the broker's queue; ``chinchi_celery_unacked``:
   tasks a worker holds (countdowns: armed timers);
-- ``chinchi_sweep_heartbeat_age_seconds``: seconds since the sweeper last ran (beat and a worker alive).
+- ``chinchi_sweep_heartbeat_age_seconds``: seconds since the sweeper last ran (beat and a worker alive);
+- what the apps above register with :func:`register_scrape` (``moderation.metrics``: open reports,
+  reports and sanctions of the last hour; ``coins.metrics``: coins minted and spent in the last hour),
+  each computed at most once every ``SCRAPE_CACHE_SECONDS`` (30 s) for all replicas (the shared cache).
 
 ``/metrics`` answers only ``Authorization: Bearer <METRICS_TOKEN>`` (401 otherwise); with no
 ``METRICS_TOKEN`` set it is off (404). Docker compose's worker serves its own processes' metrics on
@@ -117,6 +120,39 @@ def _observe(request, response, seconds: float) -> None:
     REQUEST_SECONDS.labels(request.method, route).observe(seconds)
 
 
+SCRAPE_CACHE_SECONDS = 30
+_SCRAPES: list = []
+
+
+def register_scrape(name: str, compute, families) -> None:
+    """An upper app's families read at scrape time. ``compute()`` returns ``{family: [(labels, value)]}``
+    (JSON-able; cached ``SCRAPE_CACHE_SECONDS`` under ``metrics:<name>``, shared by every process);
+    ``families``: ``[(family name, help text, label names)]``, each yielded as a gauge (empty when the
+    database cannot answer). Registering a name again replaces it."""
+    _SCRAPES[:] = [s for s in _SCRAPES if s[0] != name]
+    _SCRAPES.append((name, compute, families))
+
+
+def _registered_families():
+    from django.core.cache import cache
+
+    for name, compute, families in _SCRAPES:
+        values: dict = {}
+        try:
+            key = f"metrics:{name}"
+            values = cache.get(key)
+            if values is None:
+                values = compute()
+                cache.set(key, values, SCRAPE_CACHE_SECONDS)
+        except Exception:  # the database or the cache is down: these families stay empty
+            values = values or {}
+        for family, help_text, labels in families:
+            gauge = GaugeMetricFamily(family, help_text, labels=list(labels))
+            for label_values, value in values.get(family, []):
+                gauge.add_metric([str(v) for v in label_values], value)
+            yield gauge
+
+
 class ScrapeTimeCollector:
     """What every process shares, read when scraped: games in progress, Celery's queue, the sweeper."""
 
@@ -151,6 +187,7 @@ class ScrapeTimeCollector:
                 pass
         yield queue
         yield unacked
+        yield from _registered_families()
 
 
 _SCRAPE = ScrapeTimeCollector()

@@ -10,7 +10,9 @@ class ModerationConfig(AppConfig):
     verbose_name = "Moderation"
 
     def ready(self) -> None:
-        from moderation import audit_registry, receivers
+        from moderation import action_log, audit_registry, metrics, receivers
 
         audit_registry.register_models()
         receivers.connect()
+        action_log.connect()
+        metrics.register()

@@ -35,6 +35,7 @@ CORS_PREFLIGHT_MAX_AGE = 3600
 PUBLIC_URL = env("PUBLIC_URL", default="").rstrip("/")
 
 INSTALLED_APPS = [
+    "config.apps.ChinchiConfig",  # start-up hooks: Python warnings into logging, STARTUP_WARNINGS logged
     "moderation.admin_config.ChinchiAdminConfig",  # django.contrib.admin with the moderators' site (dashboard)
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -61,6 +62,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "config.metrics.MetricsMiddleware",  # first: counts and times every answer (GET /metrics)
+    # /healthz answers whatever the Host (a balancer probes a replica by its address); before any Host check.
+    "config.health_middleware.HealthzMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.BodySizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -298,6 +301,13 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # (CONN_MAX_AGE and CONN_HEALTH_CHECKS honoured).
 CELERY_DB_REUSE_MAX = 2**62
 CELERY_TIMEZONE = "UTC"
+# Exactly one beat sends the schedule: a second one idles until the first's lock in Redis is gone
+# (config/beat.py; BEAT_LOCK_SECONDS: how long a dead holder's lock outlives it).
+CELERY_BEAT_SCHEDULER = "config.beat:SingleBeatScheduler"
+BEAT_LOCK_SECONDS = env.float("BEAT_LOCK_SECONDS", default=10.0)
+if BEAT_LOCK_SECONDS < 1:
+    raise ImproperlyConfigured("BEAT_LOCK_SECONDS must be 1 or more")
+BEAT_LOCK_KEY = env("BEAT_LOCK_KEY", default="chinchi:beat-lock")
 CELERY_BEAT_SCHEDULE: dict = {
     # Every 10 s: tournaments whose start time has come, tables whose game end was not handed over.
     "tournaments-sweep": {"task": "tournaments.tasks.sweep", "schedule": 10.0, "options": {"expires": 20.0}},
