@@ -8,7 +8,8 @@ free local port and stopped on exit. Without DATABASE_URL Django's settings use 
 The server is ``python -m config.web`` (uvicorn, one worker process per core; WEB_CONCURRENCY
 overrides), with psycopg's connection pool on PostgreSQL; the Celery worker and beat use plain persistent
 connections instead (``DATABASE_POOL=false``, ``CONN_MAX_AGE=60``). Prometheus metrics of all of them
-collect in ``var/prometheus`` (emptied at start); without METRICS_TOKEN a random one is made and printed.
+collect in ``var/prometheus`` (emptied at start); without METRICS_TOKEN a random one is made and printed
+(an operator's own METRICS_TOKEN is never printed: the hint names the variable).
 A Celery worker or beat that exits by itself is started again (at most 5 times a minute); the server or the
 private Redis exiting stops everything.
 Every process started here is stopped when this script is stopped.
@@ -112,6 +113,13 @@ def wait_for_health(host: str, port: int, sup: "Supervisor", timeout: float = 60
     return last
 
 
+def metrics_hint(base: str, token: str, generated: bool) -> str:
+    """How to scrape ``/metrics``: with the token made here spelled out, or with an operator's own token
+    named only (``$METRICS_TOKEN``), so it never reaches a terminal or a log."""
+    shown = token if generated else "$METRICS_TOKEN"
+    return f"metrics: curl -H \"Authorization: Bearer {shown}\" {base}/metrics"
+
+
 class Supervisor:
     """Starts children in their own process groups and stops all of them together."""
 
@@ -175,7 +183,9 @@ def main() -> int:
     shutil.rmtree(metrics_dir, ignore_errors=True)
     metrics_dir.mkdir(parents=True)
     env["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)
-    env.setdefault("METRICS_TOKEN", secrets.token_urlsafe(24))
+    token_generated = not env.get("METRICS_TOKEN")
+    if token_generated:
+        env["METRICS_TOKEN"] = secrets.token_urlsafe(24)
     sup = Supervisor()
     signal.signal(signal.SIGTERM, sup.stop)
     signal.signal(signal.SIGINT, sup.stop)
@@ -209,7 +219,7 @@ def main() -> int:
         base = f"http://{host}:{port}"
         log(f"ready: point your client at {base}/  (API docs: {base}/api/docs/, WebSocket: "
             f"ws://{host}:{port}/ws/rooms/<code>/, health: {base}/healthz)")
-        log(f"metrics: curl -H 'Authorization: Bearer {env['METRICS_TOKEN']}' {base}/metrics")
+        log(metrics_hint(base, env["METRICS_TOKEN"], token_generated))
         restarts: list[float] = []
         while not sup.stopping:
             for i, (name, proc) in enumerate(sup.children):
