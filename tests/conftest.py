@@ -1,5 +1,6 @@
-"""Shared fixtures. Tests marked ``postgres``, ``redis`` or ``browser`` need that real service (DATABASE_URL
-pointing at PostgreSQL; REDIS_URL; the machine's Chromium): without it they are skipped with the reason
+"""Shared fixtures. Tests marked ``postgres``, ``redis``, ``browser``, ``caddy`` or ``pg_tools`` need that
+real service (DATABASE_URL pointing at PostgreSQL; REDIS_URL; the machine's Chromium; the ``caddy``
+binary; ``pg_dump`` and ``pg_restore``): without it they are skipped with the reason
 "missing service: …", which .ci/run treats as a failure."""
 
 import os
@@ -30,6 +31,10 @@ def pytest_collection_modifyitems(config, items):
             missing.append("Redis (set REDIS_URL)")
         if item.get_closest_marker("browser") and not (os.environ.get("CHROMIUM") or shutil.which("chromium")):
             missing.append("Chromium (apt-get install chromium, or set CHROMIUM)")
+        if item.get_closest_marker("caddy") and not shutil.which("caddy"):
+            missing.append("Caddy (apt-get install caddy)")
+        if item.get_closest_marker("pg_tools") and not (shutil.which("pg_dump") and shutil.which("pg_restore")):
+            missing.append("pg_dump and pg_restore (apt-get install postgresql-client)")
         if missing:
             item.add_marker(pytest.mark.skip(reason=f"{MISSING}: {', '.join(missing)}"))
 
