@@ -80,7 +80,7 @@ def test_every_setting_comes_from_dotenv_with_a_default_and_no_secret_is_written
 
 def test_env_example_names_every_variable_compose_reads():
     example = (ROOT / ".env.example").read_text()
-    names = set(re.findall(r"\$\{([A-Z0-9_]+)", COMPOSE_TEXT))
+    names = set(re.findall(r"\$\{([A-Z0-9_]+)", yaml.safe_dump(_compose())))
     for name in sorted(names):
         assert re.search(rf"^#?\s*{name}=", example, re.M), name
     assert "INSECURE_COOKIES" in example and "SESSION_COOKIE_SECURE" in example and "CSRF_COOKIE_SECURE" in example
