@@ -27,7 +27,7 @@ backup_once() {
     say INFO "backup $name written: $(wc -c <"$BACKUP_DIR/$name") bytes in $(( $(date +%s) - started )) s"
   else
     rm -f "$BACKUP_DIR/$name.partial"
-    say ERROR "backup $name failed: $(tr '\n"\\' '   ' <"$BACKUP_DIR/.error")"
+    say ERROR "backup $name failed: $(tr -c '[:print:]' ' ' <"$BACKUP_DIR/.error" | tr '"\\' '  ')"
     rm -f "$BACKUP_DIR/.error"
     return 1
   fi
