@@ -1,10 +1,14 @@
 """The Celery app: JSON only, time limits from settings (CELERY_*), tasks discovered from the apps."""
 
 import logging
+import logging.config
 import os
 
+import django
 from celery import Celery, signals
+from celery.apps import worker as celery_worker
 from django import db
+from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
@@ -38,19 +42,12 @@ def _django_logging(**_kwargs) -> None:
     """Celery's processes log as Django's settings say (``LOGGING``: JSON lines under ``LOG_FORMAT=json``,
     Python warnings included, config.apps) instead of Celery's own handlers; its banner is off with
     ``--quiet`` (docker-compose.yml)."""
-    import logging.config
-
-    import django
-    from django.conf import settings
-
     django.setup()
     logging.config.dictConfig(settings.LOGGING)
     logging.captureWarnings(True)
     if settings.LOG_FORMAT == "json":
         # What a worker prints on a shutdown signal ("worker: Warm shutdown (MainProcess)") goes straight to
         # stderr (celery.apps.worker.safe_say): a log line instead.
-        from celery.apps import worker as celery_worker
-
         celery_worker.safe_say = _say
 
 

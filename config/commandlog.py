@@ -4,6 +4,8 @@ line of the service (``config/management/commands/migrate.py``)."""
 
 import logging
 
+from django.conf import settings
+
 
 class LoggerStream:
     """A text stream that logs each complete line it is written (``logger`` at ``level``; blank lines
@@ -38,8 +40,6 @@ class LoggerStream:
 def command_streams(name: str) -> dict:
     """``execute()`` options that send a command's output to the ``chinchi.command.<name>`` logger
     (stdout at INFO, stderr at ERROR, no colours), or ``{}`` unless ``settings.LOG_FORMAT`` is ``json``."""
-    from django.conf import settings
-
     if getattr(settings, "LOG_FORMAT", "plain") != "json":
         return {}
     logger = logging.getLogger(f"chinchi.command.{name}")

@@ -38,6 +38,7 @@ from pathlib import Path
 import redis
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
+from django.core.cache import cache
 from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
 from prometheus_client import (
@@ -134,8 +135,6 @@ def register_scrape(name: str, compute, families) -> None:
 
 
 def _registered_families():
-    from django.core.cache import cache
-
     for name, compute, families in _SCRAPES:
         values: dict = {}
         try:

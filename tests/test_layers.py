@@ -48,7 +48,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # Every Django app of the project (a folder with apps.py) and config: a new app is walked, and must have a layer.
-APPS = tuple(sorted(p.parent.name for p in ROOT.glob("*/apps.py")) + ["config"])
+APPS = tuple(sorted({p.parent.name for p in ROOT.glob("*/apps.py")} | {"config"}))
 
 LAYERS = {
     "config": 0,

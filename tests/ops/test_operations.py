@@ -110,8 +110,8 @@ def test_migrate_python_warnings_and_static_file_warnings_are_json_lines(tmp_pat
     assert res.returncode == 0, res.stderr[-2000:]
     records = _json_lines(res.stdout + res.stderr)
     messages = [r["message"] for r in records if r["logger"] == "chinchi.command.migrate"]
-    assert messages[:2] == ["Operations to perform:", "  Apply all migrations: accounts, admin, auditlog, auth, "
-                            "authtoken, axes, coins, contenttypes, games, moderation, ranking, rooms, sessions"]
+    assert messages[0] == "Operations to perform:"
+    assert messages[1].startswith("  Apply all migrations: accounts, admin, auditlog, auth, ")
     assert "  Applying contenttypes.0001_initial... OK" in messages
     assert {r["level"] for r in records if r["logger"] == "chinchi.command.migrate"} == {"INFO"}
 
