@@ -9,6 +9,7 @@ import re
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from games.models import Game
 from tests.live import ROOT
@@ -269,9 +270,20 @@ def test_a_room_reopened_by_its_link_keeps_its_cpu_levels_and_names_achievements
     host.locator("li.seat", has=host.locator("#seat-level-2")).locator("[data-testid=add-cpu]").click()
     host.wait_for_selector(".seat-who:has-text('Ordenador (Difícil)')")
 
+    held = []  # the catalogue's read is held back: the room is drawn before it arrives
+    host.route("**/api/games/catalogue", lambda route: held.append(route))
     host.reload()
     host.wait_for_selector(".seat-who:has-text('Daigo')")
-    assert host.locator(".seat-who").nth(2).inner_text() == "Ordenador (Difícil)"
+    expect(host.locator(".seat-who").nth(2)).to_have_text("Ordenador")  # never the level's raw id
+    assert host.locator("#seat-level-2").count() == 0
+    deadline = time.monotonic() + 15
+    while not held:  # the held request reaches the handler
+        assert time.monotonic() < deadline, "the catalogue was never asked for"
+        host.wait_for_timeout(20)
+    for route in held:
+        route.continue_()
+    host.unroute("**/api/games/catalogue")
+    expect(host.locator(".seat-who").nth(2)).to_have_text("Ordenador (Difícil)")
     host.wait_for_function("document.querySelectorAll('#seat-level-2 option').length === 3")
     assert host.locator("#seat-level-2 option").all_inner_texts() == ["Fácil", "Normal", "Difícil"]
 

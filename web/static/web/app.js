@@ -4,6 +4,7 @@ import { cardBackSvg, cardSvg, dieSvg, parseCard, rankLabel, SUITS } from "./car
 
 const gettext = window.gettext || ((s) => s);
 const interpolate = window.interpolate || ((fmt, obj) => fmt.replace(/%\((\w+)\)s/g, (_, k) => obj[k]));
+const pgettext = window.pgettext || ((context, s) => s);
 const ngettext = window.ngettext || ((one, many, n) => (n === 1 ? one : many));
 const fmt = (text, vars) => interpolate(text, vars, true);
 
@@ -126,6 +127,7 @@ const sounds = {
   turn: () => { beep(660, 120); setTimeout(() => beep(880, 160), 130); },
   dice: () => { for (let i = 0; i < 4; i++) setTimeout(() => beep(180 + 60 * i, 50, "square", 0.04), i * 60); },
   card: () => beep(420, 60, "triangle", 0.06),
+  tick: () => beep(1200, 40, "square", 0.05),
   chat: () => beep(990, 60, "sine", 0.04),
   end: () => { [523, 659, 784].forEach((f, i) => setTimeout(() => beep(f, 180), i * 170)); },
 };
@@ -502,6 +504,7 @@ function takeView(view, events) {
   if (old && old.id === view.id && view.seq < old.seq) return;
   const wasMine = old && old.id === view.id && old.legal_actions.length > 0;
   S.view = view;
+  S.motion = motionOf(view, events);
   if (!old || old.id !== view.id || old.seq !== view.seq) S.selected = null;
   for (const ev of events) {
     if (ev.type === "roll" || ev.type === "first_dealer_roll") sounds.dice();
@@ -537,6 +540,8 @@ function renderRoom() {
   const hasView = S.view && S.view.id === room.game_id;
   if (hasView) body.appendChild(renderTable(S.view));
   if (!hasView || room.status !== "playing") body.appendChild(renderLobby(room, hasView));
+  if (hasView && S.motion && S.motion.payments) flyPayments(body.querySelector(".felt"), S.view, S.motion.payments);
+  S.motion = null;
   if (focused) { const el = document.getElementById(focused); if (el) el.focus({ preventScroll: true }); }
   tick();
 }
@@ -546,7 +551,9 @@ function renderLobby(room, afterGame) {
   if (!afterGame) box.appendChild(renderShare(room));
   const list = h("ol", { class: "seats" });
   for (const seat of room.seats) {
-    const who = seat.user ? seat.user.display_name : seat.cpu ? fmt(gettext("Computer (%(level)s)"), { level: levelText(seat.cpu_level) }) : gettext("Empty seat");
+    const level = seat.cpu && levelText(seat.cpu_level);  // none before the catalogue: never the raw id
+    const who = seat.user ? seat.user.display_name
+      : seat.cpu ? (level ? fmt(gettext("Computer (%(level)s)"), { level }) : gettext("Computer")) : gettext("Empty seat");
     const tags = [];
     if (seat.user && room.host && seat.user.id === room.host.id) tags.push(gettext("host"));
     if (seat.user && S.me && seat.user.id === S.me.id) tags.push(gettext("you"));
@@ -557,10 +564,9 @@ function renderLobby(room, afterGame) {
       tags.length ? h("span", { class: "tags", text: tags.join(" · ") }) : null);
     if (isHost() && room.status !== "playing") {
       const free = !seat.user && !seat.cpu;
-      if ((free && !room.ranked) || seat.cpu) {  // the computer's level, per seat
+      if (((free && !room.ranked) || seat.cpu) && S.catalogue) {  // the computer's level, per seat
         const id = "seat-level-" + seat.index;
-        const levels = S.catalogue ? S.catalogue.cpu_levels
-          : [...new Set([seat.cpu_level || room.cpu_level, room.cpu_level])].map((id) => ({ id, label: id }));
+        const levels = S.catalogue.cpu_levels;
         li.appendChild(h("label", { for: id, class: "sr-only",
           text: fmt(gettext("Computer level in seat %(n)s"), { n: seat.index + 1 }) }));
         // An empty seat's choice is kept until "Add computer" (a room message redraws the seats meanwhile).
@@ -573,7 +579,8 @@ function renderLobby(room, afterGame) {
       if (free && !room.ranked) {
         li.appendChild(h("button", { type: "button", "data-testid": "add-cpu",
           onclick: () => {
-            const level = $("#seat-level-" + seat.index).value;
+            const picked = $("#seat-level-" + seat.index);
+            const level = picked ? picked.value : S.seatLevels[seat.index] || room.cpu_level;
             delete S.seatLevels[seat.index];  // the CPU's own level shows from now on
             roomCall("POST", "/cpu", { seat: seat.index, level });
           },
@@ -618,7 +625,7 @@ async function achievementName(achievement) {
 
 function levelText(level) {
   const found = S.catalogue && S.catalogue.cpu_levels.find((c) => c.id === level);
-  return found ? found.label : level;
+  return found ? found.label : "";
 }
 
 function renderShare(room) {
@@ -676,10 +683,17 @@ function friendButton(user) {
 }
 
 // ------------------------------------------------------------------------------------------- the table
+// The seats sit around a felt oval with the viewer at the bottom; the stock and the discard pile (Chinchón)
+// or the dice bowl (Chinchirorin) in the middle; the viewer's hand and moves below. The socket's events
+// animate what they change (CSS classes set for one render, each <= 400 ms, quicker at the CPU's fast
+// speed, none under prefers-reduced-motion); nothing waits for an animation.
 function renderTable(view) {
-  const box = h("section", { class: "table " + view.game, "data-game": view.id, "aria-label": gettext("Game table") });
+  const fast = S.room && S.room.cpu_speed === "fast";
+  const box = h("section", { class: "table " + view.game, "data-game": view.id, "aria-label": gettext("Game table"),
+                             style: `--anim: ${fast ? 200 : 350}ms` });
   box.appendChild(renderTurnLine(view));
-  box.appendChild(renderPlayers(view));
+  box.appendChild(h("div", { class: "felt", "data-seats": view.players.length }, renderPlayers(view),
+    h("div", { class: "centre" }, view.game === "chinchon" ? renderPiles(view) : renderBowl(view))));
   box.appendChild(view.game === "chinchon" ? renderChinchon(view) : renderChinchirorin(view));
   box.appendChild(renderActions(view));
   if (view.status !== "playing") box.appendChild(renderResult(view));
@@ -693,11 +707,10 @@ function renderTurnLine(view) {
   else if (view.turn !== null && view.turn !== undefined) text = fmt(gettext("%(name)s's turn."), { name: seatName(view.turn) });
   else if (view.awaiting.length) text = fmt(gettext("Waiting for %(names)s."), { names: view.awaiting.map(seatName).join(", ") });
   else text = "";
-  return h("div", { class: "turnline" + (view.legal_actions.length ? " mine" : "") },
-    h("span", { id: "turn-text", text }),
-    h("span", { class: "clock", id: "clock", "data-deadline": view.deadline || "", "aria-label": gettext("Time left") }));
+  return h("div", { class: "turnline" + (view.legal_actions.length ? " mine" : "") }, h("span", { id: "turn-text", text }));
 }
 
+// The countdown on the seat whose turn it is; a tick sound in the last 10 s of the viewer's own turn.
 function tick() {
   const el = document.getElementById("clock");
   if (!el) return;
@@ -706,17 +719,39 @@ function tick() {
   const left = Math.max(0, Math.ceil((Date.parse(deadline) - Date.now()) / 1000));
   el.textContent = fmt(gettext("%(s)s s"), { s: left });
   el.classList.toggle("urgent", left <= 10);
+  const mine = el.dataset.mine === "true";
+  if (mine && left <= 10 && left > 0 && tick.last !== deadline + left) { tick.last = deadline + left; sounds.tick(); }
 }
-setInterval(tick, 500);
+setInterval(tick, 250);
+
+const motionOff = () => window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+// Where seat ``seat`` sits on the oval, in % of the felt: the viewer (or seat 1 for a spectator) at the
+// bottom, the others clockwise.
+function seatPlace(view, seat) {
+  const n = view.players.length;
+  const bottom = view.you ?? 0;
+  const r = (seat - bottom + n) % n;
+  const angle = (Math.PI / 2) + (r * 2 * Math.PI) / n;
+  return { x: 50 + 41 * Math.cos(angle), y: 50 + 39 * Math.sin(angle) };
+}
 
 function renderPlayers(view) {
   const list = h("ul", { class: "players", "aria-label": gettext("Players") });
   const table = view.table || {};
+  const m = S.motion || {};
+  const deltas = {};
+  const lh = table.last_hand;
+  if (view.game === "chinchirorin" && lh && !Object.keys(table.rolls || {}).length) {
+    for (const p of lh.payments || []) {
+      deltas[p.from] = (deltas[p.from] || 0) - p.amount;
+      deltas[p.to] = (deltas[p.to] || 0) + p.amount;
+    }
+  }
+  const clockSeat = view.status === "playing" && view.deadline ? (view.turn ?? view.awaiting[0]) : null;
   for (const p of view.players) {
     const tags = [];
     if (p.seat === view.you) tags.push(gettext("you"));
-    if (view.game === "chinchirorin" && table.dealer === p.seat) tags.push(gettext("dealer"));
-    if (view.game === "chinchon" && table.mano === p.seat) tags.push(gettext("mano"));
     if (p.cpu) tags.push(gettext("computer"));
     else if (p.away) tags.push(gettext("away (computer plays)"));
     else if (!p.connected) tags.push(gettext("offline"));
@@ -727,23 +762,82 @@ function renderPlayers(view) {
       ? fmt(ngettext("%(n)s point", "%(n)s points", p.points), { n: p.points })
       : fmt(gettext("score %(n)s"), { n: p.score });
     const active = view.awaiting.includes(p.seat) && view.status === "playing";
-    const extra = [];
-    if (view.game === "chinchirorin" && table.bets && table.bets[p.seat] !== undefined) {
-      extra.push(fmt(gettext("bet %(n)s"), { n: table.bets[p.seat] }));
-    }
-    if (view.game === "chinchon" && table.hand_sizes && table.hand_sizes[p.seat] !== undefined) {
-      const n = table.hand_sizes[p.seat];
-      extra.push(fmt(ngettext("%(n)s card", "%(n)s cards", n), { n }));
-    }
-    list.appendChild(h("li", { class: "player" + (active ? " active" : "") + (p.seat === view.you ? " me" : ""),
-                               "data-seat": p.seat, "aria-current": active ? "true" : null },
+    const where = seatPlace(view, p.seat);
+    const li = h("li", { class: "player" + (active ? " active" : "") + (p.seat === view.you ? " me" : "")
+                                + (where.y < 50 ? " far" : ""),
+                         "data-seat": p.seat, "aria-current": active ? "true" : null,
+                         style: `left: ${where.x.toFixed(1)}%; top: ${where.y.toFixed(1)}%` },
       h("span", { class: "pname", text: p.display_name }),
-      h("span", { class: "pamount", text: amount }),
-      extra.length ? h("span", { class: "pextra", text: extra.join(" · ") }) : null,
-      tags.length ? h("span", { class: "tags", text: tags.join(" · ") }) : null,
-      active ? h("span", { class: "sr-only", text: gettext("(playing now)") }) : null));
+      h("span", { class: "pamount", text: amount }));
+    if (view.game === "chinchirorin") {
+      const dealer = table.dealer === p.seat;
+      li.appendChild(h("span", { class: "role" + (dealer ? " dealer" + (m.dealer ? " anim-pop" : "") : ""),
+        text: dealer ? gettext("dealer") : pgettext("chinchirorin role", "player") }));
+      if (table.bets && table.bets[p.seat] !== undefined) {
+        li.appendChild(h("span", { class: "pextra", text: fmt(gettext("bet %(n)s"), { n: table.bets[p.seat] }) }));
+      }
+      if (deltas[p.seat]) {
+        li.appendChild(h("span", { class: "delta " + (deltas[p.seat] > 0 ? "up" : "down") + (m.settle ? " anim-pop" : ""),
+          text: (deltas[p.seat] > 0 ? "+" : "−") + Math.abs(deltas[p.seat]) }));
+      }
+    }
+    if (view.game === "chinchon") {
+      if (table.mano === p.seat) li.appendChild(h("span", { class: "role dealer", text: gettext("mano") }));
+      const n = table.hand_sizes && table.hand_sizes[p.seat];
+      if (n !== undefined && p.seat !== view.you) {
+        const backs = h("span", { class: "backs" + (m.drewSeat === p.seat ? " anim-draw" : "") + (m.deal ? " anim-deal" : ""),
+          role: "img", "aria-label": fmt(ngettext("%(n)s card", "%(n)s cards", n), { n }) });
+        for (let i = 0; i < Math.min(n, 8); i++) backs.appendChild(cardBackSvg());
+        backs.appendChild(h("span", { class: "backs-count", "aria-hidden": "true", text: String(n) }));
+        li.appendChild(backs);
+      }
+    }
+    if (tags.length) li.appendChild(h("span", { class: "tags", text: tags.join(" · ") }));
+    if (p.seat === clockSeat) {
+      li.appendChild(h("span", { class: "seat-clock", id: "clock", "data-deadline": view.deadline,
+        "data-mine": view.legal_actions.length ? "true" : "false", role: "timer", "aria-label": gettext("Time left") }));
+    }
+    if (active) li.appendChild(h("span", { class: "sr-only", text: gettext("(playing now)") }));
+    list.appendChild(li);
   }
   return list;
+}
+
+// Points fly from the payer's seat to the payee's when a hand settles (after the felt is on screen).
+function flyPayments(felt, view, payments) {
+  if (motionOff() || !felt || !felt.animate) return;
+  for (const p of payments) {
+    const a = seatPlace(view, p.from);
+    const b = seatPlace(view, p.to);
+    const chip = h("span", { class: "chip-fly", "aria-hidden": "true", text: String(p.amount) });
+    felt.appendChild(chip);
+    const w = felt.clientWidth / 100;
+    const hh = felt.clientHeight / 100;
+    const anim = chip.animate([{ transform: `translate(${a.x * w}px, ${a.y * hh}px)`, opacity: 1 },
+                               { transform: `translate(${b.x * w}px, ${b.y * hh}px)`, opacity: 0.2 }],
+                              { duration: S.room && S.room.cpu_speed === "fast" ? 200 : 380, easing: "ease-in-out" });
+    anim.onfinish = () => chip.remove();
+  }
+}
+
+// The motion the last events call for: {throw, hand, settle, payments, dealer, deal, drawSeat, drewCard,
+// discard, reveal}. Read by the next render only.
+function motionOf(view, events) {
+  const m = {};
+  for (const ev of events) {
+    if (ev.type === "throw") m.throw = true;
+    else if (ev.type === "hand" && view.game === "chinchirorin") m.hand = true;
+    else if (ev.type === "hand" && view.game === "chinchon") m.deal = true;
+    else if (ev.type === "payment") (m.payments = m.payments || []).push(ev);
+    else if (ev.type === "hand_settled") m.settle = true;
+    else if (ev.type === "dealer") m.dealer = true;
+    else if (ev.type === "draw") { m.drewSeat = ev.seat; if (ev.card) m.drewCard = ev.card; }
+    else if (ev.type === "drawn") m.drewCard = ev.card;
+    else if (ev.type === "discard") m.discard = true;
+    else if (ev.type === "close" || ev.type === "reveal") m.reveal = true;
+    else if (ev.type === "first_dealer_roll") m.throw = true;
+  }
+  return m;
 }
 
 // An action sent and not yet answered: its buttons wait for the next view (no double sends).
@@ -860,10 +954,55 @@ function handName(hand) {
   }
 }
 
-function diceRow(dice, label) {
-  if (!dice) return h("div", { class: "dice", role: "img", "aria-label": gettext("Out of the bowl") }, h("span", { class: "oob", text: gettext("Out of the bowl!") }));
-  return h("div", { class: "dice", role: "img", "aria-label": label || fmt(gettext("Dice %(d)s"), { d: dice.join(", ") }) },
+function diceRow(dice, label, small = false) {
+  const cls = "dice" + (small ? " small" : "");
+  if (!dice) return h("div", { class: cls, role: "img", "aria-label": gettext("Out of the bowl") }, h("span", { class: "oob", text: gettext("Out of the bowl!") }));
+  return h("div", { class: cls, role: "img", "aria-label": label || fmt(gettext("Dice %(d)s"), { d: dice.join(", ") }) },
     dice.map((d) => dieSvg(d)));
+}
+
+// The bowl: the throws of the seat rolling now (or of the last one to roll), up to three, the last one
+// large, and the hand's name announced over the dice.
+function renderBowl(view) {
+  const t = view.table || {};
+  const m = S.motion || {};
+  const bowl = h("div", { class: "bowl", role: "group", "aria-label": gettext("The bowl") });
+  if (view.phase === "first_dealer" && t.first_dealer_rolls && Object.keys(t.first_dealer_rolls).length) {
+    bowl.appendChild(h("p", { class: "bowl-note", text: gettext("Each player rolls one die; the highest deals.") }));
+    const ul = h("ul", { class: "first-rolls" });
+    for (const [seat, dice] of Object.entries(t.first_dealer_rolls)) {
+      ul.appendChild(h("li", {}, h("span", { text: seatName(Number(seat)) }),
+        h("div", { class: "dice small" + (m.throw ? " anim-roll" : "") }, dice.map((d) => dieSvg(d)))));
+    }
+    bowl.appendChild(ul);
+    return bowl;
+  }
+  const order = t.roll_order && t.roll_order.length ? t.roll_order : Object.keys(t.rolls || {}).map(Number);
+  const rolled = order.filter((s) => (t.rolls || {})[s] && t.rolls[s].length);
+  let seat = view.phase === "rolling" && view.turn !== null && (t.rolls || {})[view.turn] ? view.turn : rolled[rolled.length - 1];
+  let throws = seat !== undefined ? t.rolls[seat] : null;
+  let hand = seat !== undefined && t.hands ? t.hands[seat] : null;
+  if (!throws && t.last_hand) {  // between hands: the last throw of the hand just settled
+    const lh = t.last_hand;
+    const seats = Object.keys(lh.rolls || {}).map(Number);
+    seat = seats.includes(lh.dealer) ? lh.dealer : seats[seats.length - 1];
+    throws = seat !== undefined ? lh.rolls[seat] : null;
+    hand = seat !== undefined ? (lh.hands || {})[seat] : null;
+  }
+  if (!throws || !throws.length) {
+    bowl.appendChild(h("p", { class: "bowl-note", text: phaseText(view.phase) }));
+    return bowl;
+  }
+  bowl.appendChild(h("p", { class: "bowl-who", text: fmt(gettext("%(name)s rolls"), { name: seatName(seat) }) }));
+  const last = throws[throws.length - 1];
+  bowl.appendChild(h("div", { class: "throw-now" + (m.throw ? " anim-roll" : "") }, diceRow(last)));
+  bowl.appendChild(h("p", { class: "hand-name" + (hand && m.hand ? " anim-pop" : ""), "aria-live": "polite",
+    text: hand ? handName(hand) : fmt(gettext("throw %(n)s of 3"), { n: throws.length }) }));
+  if (throws.length > 1) {
+    bowl.appendChild(h("ol", { class: "throws", "aria-label": gettext("Earlier throws") },
+      throws.slice(0, -1).map((d) => h("li", {}, diceRow(d, null, true)))));
+  }
+  return bowl;
 }
 
 function renderChinchirorin(view) {
@@ -876,14 +1015,6 @@ function renderChinchirorin(view) {
   info.push(phaseText(view.phase));
   box.appendChild(h("p", { class: "board-info", text: info.join(" · ") }));
 
-  if (view.phase === "first_dealer" && t.first_dealer_rolls) {
-    const ul = h("ul", { class: "rolls" });
-    for (const [seat, dice] of Object.entries(t.first_dealer_rolls)) {
-      ul.appendChild(h("li", {}, h("span", { text: seatName(Number(seat)) }),
-        h("div", { class: "dice small" }, dice.map((d) => dieSvg(d)))));
-    }
-    box.appendChild(h("p", { text: gettext("Each player rolls one die; the highest deals.") }), ul);
-  }
   const order = t.roll_order && t.roll_order.length ? t.roll_order : Object.keys(t.rolls || {}).map(Number);
   if (t.rolls && Object.keys(t.rolls).length) {
     const ul = h("ul", { class: "rolls", "aria-label": gettext("Throws this hand") });
@@ -894,7 +1025,7 @@ function renderChinchirorin(view) {
       const hand = t.hands && t.hands[seat];
       ul.appendChild(h("li", { class: "roll" },
         h("span", { class: "rname", text: seatName(Number(seat)) }),
-        diceRow(last),
+        diceRow(last, null, true),
         h("span", { class: "rhand", text: hand ? handName(hand) : fmt(gettext("throw %(n)s of 3"), { n: throws.length }) })));
     }
     box.appendChild(ul);
@@ -954,14 +1085,9 @@ function sortedHand(hand) {
   return [...hand].sort((a, b) => key(a) - key(b));
 }
 
-function renderChinchon(view) {
+// The stock (face down, its count) and the discard pile (its top card face up), the buttons to draw.
+function renderPiles(view) {
   const t = view.table || {};
-  const box = h("div", { class: "board" });
-  const info = [];
-  if (t.hand_number) info.push(fmt(gettext("Hand %(n)s"), { n: t.hand_number }));
-  info.push(phaseText(view.phase));
-  box.appendChild(h("p", { class: "board-info", text: info.join(" · ") }));
-
   const drawStock = view.legal_actions.find((a) => a.type === "draw" && a.source === "stock");
   const drawDiscard = view.legal_actions.find((a) => a.type === "draw" && a.source === "discard");
   const pile = t.discard_pile || [];
@@ -970,14 +1096,23 @@ function renderChinchon(view) {
     disabled: !drawStock || busy(), onclick: () => drawStock && act(drawStock),
     "aria-label": fmt(gettext("Draw from the stock (%(n)s cards)"), { n: t.stock_size ?? 0 }) },
     cardBackSvg(), h("span", { class: "pile-count", text: String(t.stock_size ?? 0) }));
-  const discard = h("button", { type: "button", class: "pile act", id: "draw-discard", "data-action": "draw", "data-value": "discard",
-    "data-top": top || "",
+  const discard = h("button", { type: "button", id: "draw-discard", "data-action": "draw", "data-value": "discard",
+    "data-top": top || "", class: "pile act" + ((S.motion || {}).discard ? " anim-drop" : ""),
     disabled: !drawDiscard || busy(), onclick: () => drawDiscard && act(drawDiscard),
     "aria-label": top ? fmt(gettext("Take %(card)s from the discard pile"), { card: cardName(top) }) : gettext("The discard pile is empty") },
     top ? cardSvg(top, S.french) : h("span", { class: "empty-pile", text: "–" }));
-  box.appendChild(h("div", { class: "piles" },
+  return h("div", { class: "piles" },
     h("div", { class: "pile-box" }, stock, h("span", { class: "pile-label", text: gettext("Stock") })),
-    h("div", { class: "pile-box" }, discard, h("span", { class: "pile-label", text: gettext("Discard pile") }))));
+    h("div", { class: "pile-box" }, discard, h("span", { class: "pile-label", text: gettext("Discard pile") })));
+}
+
+function renderChinchon(view) {
+  const t = view.table || {};
+  const box = h("div", { class: "board" });
+  const info = [];
+  if (t.hand_number) info.push(fmt(gettext("Hand %(n)s"), { n: t.hand_number }));
+  info.push(phaseText(view.phase));
+  box.appendChild(h("p", { class: "board-info", text: info.join(" · ") }));
 
   if (t.hand && t.hand.length) {
     const choosing = view.legal_actions.some((a) => a.type === "discard" || a.type === "close");
@@ -987,12 +1122,12 @@ function renderChinchon(view) {
       const legal = view.legal_actions.some((a) => (a.type === "discard" || a.type === "close") && a.card === code);
       const label = cardName(code) + (taken ? " " + gettext("(just taken)") : "");
       if (choosing) {
-        handBox.appendChild(h("button", { type: "button", id: "card-" + i, class: "card pick" + (S.selected === code ? " selected" : "") + (taken ? " taken" : ""),
+        handBox.appendChild(h("button", { type: "button", id: "card-" + i, class: "card pick" + (S.selected === code ? " selected" : "") + (taken ? " taken" : "") + cardMotion(code),
           "data-card": code, "aria-pressed": S.selected === code ? "true" : "false", "aria-label": label, disabled: !legal,
           onclick: () => { S.selected = S.selected === code ? null : code; renderRoom(); } },
           cardSvg(code, S.french)));
       } else {
-        handBox.appendChild(cardEl(code, { "aria-label": label, "data-card": code, class: "card" + (taken ? " taken" : "") }));
+        handBox.appendChild(cardEl(code, { "aria-label": label, "data-card": code, class: "card" + (taken ? " taken" : "") + cardMotion(code) }));
       }
     }
     box.appendChild(h("div", { class: "hand-head" },
@@ -1010,8 +1145,15 @@ function renderChinchon(view) {
   return box;
 }
 
+// A card of the viewer's hand just dealt or drawn slides in.
+function cardMotion(code) {
+  const m = S.motion || {};
+  if (m.deal) return " anim-deal";
+  return m.drewCard === code ? " anim-draw" : "";
+}
+
 function renderReveal(reveal) {
-  const box = h("details", { class: "reveal", open: true },
+  const box = h("details", { class: "reveal" + ((S.motion || {}).reveal ? " anim-reveal" : ""), open: true },
     h("summary", { text: fmt(gettext("Hand %(n)s closed by %(name)s"), { n: reveal.hand_number, name: seatName(reveal.closer) }) }));
   const kinds = { normal: gettext("closed"), minus_ten: gettext("menos diez"), chinchon: gettext("chinchón!"), seven_run_wild: gettext("seven-card run with a wild") };
   for (const [seat, r] of Object.entries(reveal.seats || {})) {
