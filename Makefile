@@ -32,6 +32,6 @@ conformance: $(VENV)/.installed
 # The web client's texts (web/locale/): extract from its templates and scripts, then compile. Run from
 # web/ with no settings, so the files land in web/locale/ and not in the server's locale/.
 messages: $(VENV)/.installed
-	cd web && env -u DJANGO_SETTINGS_MODULE ../$(VENV)/bin/django-admin makemessages -l es -d django --no-location
-	cd web && env -u DJANGO_SETTINGS_MODULE ../$(VENV)/bin/django-admin makemessages -l es -d djangojs --no-location
+	cd web && env -u DJANGO_SETTINGS_MODULE ../$(VENV)/bin/django-admin makemessages -l es -l ja -d django --no-location
+	cd web && env -u DJANGO_SETTINGS_MODULE ../$(VENV)/bin/django-admin makemessages -l es -l ja -d djangojs --no-location
 	cd web && env -u DJANGO_SETTINGS_MODULE ../$(VENV)/bin/django-admin compilemessages

@@ -12,12 +12,14 @@ import pytest
 
 WEB = Path(__file__).resolve().parents[2] / "web"
 DOMAINS = ("django", "djangojs")
+LANGUAGES = ("es", "ja")
+CASES = [(lang, domain) for lang in LANGUAGES for domain in DOMAINS]
 pytestmark = pytest.mark.skipif(shutil.which("msgfmt") is None or shutil.which("xgettext") is None,
                                 reason="missing service: gettext (apt-get install gettext)")
 
 
-def _po(domain: str) -> Path:
-    return WEB / "locale" / "es" / "LC_MESSAGES" / f"{domain}.po"
+def _po(domain: str, lang: str = "es") -> Path:
+    return WEB / "locale" / lang / "LC_MESSAGES" / f"{domain}.po"
 
 
 def _msgids(po: Path) -> set[tuple[str, str]]:
@@ -32,26 +34,26 @@ def _msgids(po: Path) -> set[tuple[str, str]]:
     return ids
 
 
-@pytest.mark.parametrize("domain", DOMAINS)
-def test_po_holds_exactly_the_texts_of_the_sources(domain, tmp_path):
+@pytest.mark.parametrize(("lang", "domain"), CASES)
+def test_po_holds_exactly_the_texts_of_the_sources(lang, domain, tmp_path):
     copy = tmp_path / "web"
     shutil.copytree(WEB, copy, ignore=shutil.ignore_patterns("__pycache__", "*.mo"))
     shutil.rmtree(copy / "locale")
     (copy / "locale").mkdir()
     admin = Path(sys.executable).with_name("django-admin")
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}  # no settings: the files land in ./locale
-    subprocess.run([str(admin), "makemessages", "-l", "es", "-d", domain, "--no-location"], cwd=copy,
+    subprocess.run([str(admin), "makemessages", "-l", lang, "-d", domain, "--no-location"], cwd=copy,
                    env=env, check=True, capture_output=True)
-    fresh = _msgids(copy / "locale" / "es" / "LC_MESSAGES" / f"{domain}.po")
-    committed = _msgids(_po(domain))
+    fresh = _msgids(copy / "locale" / lang / "LC_MESSAGES" / f"{domain}.po")
+    committed = _msgids(_po(domain, lang))
     assert fresh, "no texts were extracted"
-    assert committed == fresh, (f"{_po(domain)} is stale (run `make messages`): new "
+    assert committed == fresh, (f"{_po(domain, lang)} is stale (run `make messages`): new "
                                 f"{sorted(fresh - committed)}, gone {sorted(committed - fresh)}")
 
 
-@pytest.mark.parametrize("domain", DOMAINS)
-def test_every_text_is_translated(domain):
-    po = _po(domain)
+@pytest.mark.parametrize(("lang", "domain"), CASES)
+def test_every_text_is_translated(lang, domain):
+    po = _po(domain, lang)
     untranslated = subprocess.run(["msgattrib", "--untranslated", "--no-obsolete", str(po)], check=True,
                                   capture_output=True, text=True).stdout
     fuzzy = subprocess.run(["msgattrib", "--only-fuzzy", "--no-obsolete", str(po)], check=True,
@@ -59,9 +61,9 @@ def test_every_text_is_translated(domain):
     assert untranslated == "" and fuzzy == "", untranslated + fuzzy
 
 
-@pytest.mark.parametrize("domain", DOMAINS)
-def test_mo_is_compiled_from_po(domain, tmp_path):
-    po = _po(domain)
+@pytest.mark.parametrize(("lang", "domain"), CASES)
+def test_mo_is_compiled_from_po(lang, domain, tmp_path):
+    po = _po(domain, lang)
     out = tmp_path / f"{domain}.mo"
     subprocess.run(["msgfmt", "--check-format", "-o", str(out), str(po)], check=True)
     assert out.read_bytes() == po.with_suffix(".mo").read_bytes(), f"{po.with_suffix('.mo')} is stale: run `make messages`"

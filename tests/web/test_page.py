@@ -2,6 +2,9 @@
 cookie, switch), its script translations, its static files; and what clients on other sites need: CORS
 for the configured origins only, and invite links built from the address the service was reached at."""
 
+import json
+import re
+
 import pytest
 
 from tests.factories import UserFactory
@@ -9,7 +12,8 @@ from tests.factories import UserFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize("path", ["/", "/join/ABC234", "/join/abc234/", "/room/XYZ789", "/friend/JZ8CPJDP"])
+@pytest.mark.parametrize("path", ["/", "/join/ABC234", "/join/abc234/", "/room/XYZ789", "/friend/JZ8CPJDP",
+                                  "/watch/XYZ789", "/replay/42"])
 def test_the_page_opens_at_home_join_and_room_links(client, path):
     res = client.get(path)
     assert res.status_code == 200
@@ -27,7 +31,8 @@ def test_the_page_answers_only_reads(client):
 @pytest.mark.parametrize(("accept", "lang", "text"), [
     ("es-ES,es;q=0.9", "es", "Jugar como invitado"),
     ("en-GB,en;q=0.8", "en", "Play as a guest"),
-    ("ja", "en", "Play as a guest"),  # the page has no Japanese: English, and the script's texts with it
+    ("ja", "ja", "ゲストで遊ぶ"),
+    ("fr-FR,fr;q=0.9", "en", "Play as a guest"),  # a language the page lacks: English, and its script's texts
 ])
 def test_the_page_speaks_the_browsers_language_when_it_can(client, accept, lang, text):
     res = client.get("/", HTTP_ACCEPT_LANGUAGE=accept)
@@ -54,7 +59,8 @@ def test_script_texts_come_in_the_language_of_the_url(client):
     assert client.get("/jsi18n/fr/").status_code == 404
 
 
-@pytest.mark.parametrize("name", ["app.js", "cards.js", "style.css", "favicon.svg"])
+@pytest.mark.parametrize("name", ["app.js", "cards.js", "style.css", "favicon.svg", "icon.svg", "icon-192.png",
+                                  "icon-512.png"])
 def test_static_files_are_served(client, name):
     res = client.get(f"/static/web/{name}")
     assert res.status_code == 200
@@ -93,3 +99,28 @@ def test_invite_url_is_the_address_the_request_came_to(make_client, settings):
     settings.PUBLIC_URL = "https://chinchi.example"
     assert api.get(f"/api/rooms/{room['code']}", HTTP_HOST="play.example").json()["invite_url"] == (
         f"https://chinchi.example/join/{room['code']}")
+
+
+def test_the_manifest_makes_the_page_an_installable_app(client):
+    res = client.get("/manifest.webmanifest", HTTP_ACCEPT_LANGUAGE="ja")
+    assert res.status_code == 200 and res["Content-Type"] == "application/manifest+json"
+    data = res.json()
+    assert (data["name"], data["start_url"], data["scope"], data["display"]) == ("Chinchi", "/", "/", "standalone")
+    assert data["lang"] == "ja" and data["description"] == "友だちとチンチロリンとチンチョン。ブラウザで無料。"
+    sizes = {icon["sizes"]: icon["src"] for icon in data["icons"]}
+    assert sizes["192x192"] == "/static/web/icon-192.png" and sizes["512x512"] == "/static/web/icon-512.png"
+    for src in sizes.values():
+        assert client.get(src).status_code == 200
+    assert 'rel="manifest" href="/manifest.webmanifest"' in client.get("/").content.decode()
+
+
+def test_the_service_worker_keeps_the_page_files_and_never_the_api(client):
+    res = client.get("/sw.js")
+    assert res.status_code == 200 and res["Content-Type"].startswith("text/javascript")
+    assert res["Service-Worker-Allowed"] == "/"
+    body = res.content.decode()
+    shell = json.loads(re.search(r"const SHELL = (\[.*\]);", body).group(1))
+    assert set(shell) == {f"/static/web/{n}" for n in ("app.js", "cards.js", "style.css", "favicon.svg", "icon.svg",
+                                                          "icon-192.png", "icon-512.png")}
+    assert '"/api/"' not in body.replace('url.pathname.startsWith("/api/")', "")  # only to pass the API by
+    assert client.post("/sw.js").status_code == 405

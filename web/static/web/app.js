@@ -34,6 +34,9 @@ const S = {
   selected: null,
   pendingCode: null,
   pendingFriend: null,
+  pendingReplay: null,
+  pendingWatch: null,
+  watching: false,
   sent: null,
   queueTimer: null,
   seenChat: new Set(),
@@ -85,6 +88,7 @@ async function api(method, path, body) {
   try {
     res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch {
+    if (!navigator.onLine) setOffline(true);
     const err = new Error(gettext("The server cannot be reached. Check your connection."));
     err.body = {};
     throw err;
@@ -133,7 +137,7 @@ const sounds = {
 };
 
 // ------------------------------------------------------------------------------------------- screens
-const SCREENS = ["welcome", "home", "room", "stats", "leaderboard", "friends", "queue", "account", "tournaments"];
+const SCREENS = ["welcome", "home", "room", "stats", "leaderboard", "friends", "queue", "account", "tournaments", "replay"];
 
 function show(name) {
   $("#loading").hidden = true;
@@ -186,6 +190,18 @@ async function afterSignIn() {
     openTournament(code);
     return;
   }
+  if (S.pendingReplay) {
+    const id = S.pendingReplay;
+    S.pendingReplay = null;
+    await openReplay(id);
+    return;
+  }
+  if (S.pendingWatch) {
+    const code = S.pendingWatch;
+    S.pendingWatch = null;
+    await watchRoom(code);
+    return;
+  }
   if (S.pendingCode) {
     const code = S.pendingCode;
     S.pendingCode = null;
@@ -236,7 +252,7 @@ async function loadAccount() {
 }
 
 // ------------------------------------------------------------------------------------------- home
-const GAME_NAMES = { chinchon: "Chinchón", chinchirorin: "Chinchirorin" };
+const gameName = (game) => ({ chinchon: gettext("Chinchón"), chinchirorin: gettext("Chinchirorin") }[game] || game);
 
 async function loadHome() {
   $("#hello").textContent = fmt(gettext("Hello, %(name)s!"), { name: S.me.display_name });
@@ -264,7 +280,9 @@ async function loadMyRooms() {
     list.appendChild(h("li", {},
       h("button", { type: "button", onclick: () => enterRoom(room.code) },
         fmt(gettext("%(game)s · room %(code)s · %(status)s"),
-            { game: GAME_NAMES[room.game] || room.game, code: room.code, status: statusText(room.status) }))));
+            { game: gameName(room.game), code: room.code, status: statusText(room.status) })),
+      room.status === "finished" && room.game_id ? h("button", { type: "button", class: "small", "data-replay": room.game_id,
+        onclick: () => openReplay(room.game_id) }, gettext("Replay")) : null));
   }
 }
 
@@ -396,6 +414,7 @@ async function createRoom(e) {
 // ------------------------------------------------------------------------------------------- rooms
 async function enterRoom(code) {
   code = code.trim().toUpperCase();
+  S.watching = false;
   const room = await attempt(() => api("POST", `/api/rooms/${encodeURIComponent(code)}/join`));
   if (room) openRoom(room); else if (!$("#screen-room").hidden) show("home");
   else if (!S.me) show("welcome"); else show("home");
@@ -409,16 +428,18 @@ function openRoom(room) {
   S.seenChat = new Set();
   S.seatLevels = {};
   $("#chat-log").replaceChildren();
-  if (location.pathname !== "/room/" + room.code) history.pushState({}, "", "/room/" + room.code);
+  const path = (S.watching ? "/watch/" : "/room/") + room.code;
+  if (location.pathname !== path) history.pushState({}, "", path);
   show("room");
+  $("#chat-form").hidden = $("#chat-phrases").hidden = $("#chat-emoji").hidden = !!S.watching;
   renderRoom();
   connect();
-  loadChat();
+  if (!S.watching) loadChat();
   if (!S.catalogue) loadCatalogue().then((cat) => { if (cat && S.room && S.code === room.code) renderRoom(); });
 }
 
 function leaveRoomView() {
-  if (S.code) { closeSocket(); S.code = null; S.room = null; S.view = null; }
+  if (S.code) { closeSocket(); S.code = null; S.room = null; S.view = null; S.watching = false; }
 }
 
 function closeSocket() {
@@ -516,7 +537,8 @@ function takeView(view, events) {
 }
 
 function seatName(seat) {
-  const p = S.view && S.view.players.find((x) => x.seat === seat);
+  const shown = S.view || R.view;
+  const p = shown && shown.players.find((x) => x.seat === seat);
   if (p) return p.display_name;
   const s = S.room && S.room.seats.find((x) => x.index === seat);
   return s && s.user ? s.user.display_name : fmt(gettext("Seat %(n)s"), { n: seat + 1 });
@@ -533,13 +555,15 @@ function isHost() { return S.room && S.room.host && S.me && S.room.host.id === S
 function renderRoom() {
   if (!S.room || $("#screen-room").hidden) return;
   const room = S.room;
-  $("#room-title").textContent = fmt(gettext("%(game)s · room %(code)s"), { game: GAME_NAMES[room.game] || room.game, code: room.code });
+  $("#room-title").textContent = fmt(gettext("%(game)s · room %(code)s"), { game: gameName(room.game), code: room.code });
   const body = $("#room-body");
   const focused = document.activeElement && document.activeElement.id;
   body.replaceChildren();
   const hasView = S.view && S.view.id === room.game_id;
   if (hasView) body.appendChild(renderTable(S.view));
-  if (!hasView || room.status !== "playing") body.appendChild(renderLobby(room, hasView));
+  if (S.watching) body.appendChild(renderWatching(room));
+  else if (!hasView || room.status !== "playing") body.appendChild(renderLobby(room, hasView));
+  else if (room.spectators_allowed) body.appendChild(renderWatchLink(room));
   if (hasView && S.motion && S.motion.payments) flyPayments(body.querySelector(".felt"), S.view, S.motion.payments);
   S.motion = null;
   if (focused) { const el = document.getElementById(focused); if (el) el.focus({ preventScroll: true }); }
@@ -630,11 +654,12 @@ function levelText(level) {
 
 function renderShare(room) {
   const url = room.invite_url;
-  const text = fmt(gettext("Join my %(game)s table: %(url)s (code %(code)s)"), { game: GAME_NAMES[room.game], url, code: room.code });
+  const text = fmt(gettext("Join my %(game)s table: %(url)s (code %(code)s)"), { game: gameName(room.game), url, code: room.code });
   const box = h("div", { class: "share" },
     h("p", {}, gettext("Room code"), " ", h("strong", { class: "code", id: "room-code", text: room.code })),
     h("label", { for: "invite-url", text: gettext("Invitation link") }),
-    h("input", { id: "invite-url", readonly: true, value: url, onfocus: (e) => e.target.select() }));
+    h("input", { id: "invite-url", readonly: true, value: url, onfocus: (e) => e.target.select() }),
+    renderWatchLink(room));
   const buttons = h("div", { class: "actions" },
     h("button", { type: "button", id: "copy-link", onclick: async () => {
       try { await navigator.clipboard.writeText(url); toast(gettext("Link copied.")); }
@@ -662,6 +687,12 @@ function renderRoomSettings(room) {
     dl.appendChild(h("dd", { text: Array.isArray(v) ? v.join(", ") : String(v) }));
   }
   box.appendChild(dl);
+  if (isHost()) {
+    box.appendChild(h("div", { class: "field check" },
+      h("input", { type: "checkbox", id: "room-spectators", checked: !!room.spectators_allowed,
+                   onchange: (e) => roomCall("PATCH", "", { spectators_allowed: e.target.checked }) }),
+      h("label", { for: "room-spectators", text: gettext("Let people watch with the watch link") })));
+  }
   if (isHost() && room.status !== "playing" && S.catalogue) {
     const speed = h("select", { id: "room-cpu-speed", onchange: (e) => roomCall("PATCH", "", { cpu_speed: e.target.value }) },
       S.catalogue.cpu_speeds.map((c) => h("option", { value: c.id, text: c.label, selected: c.id === room.cpu_speed })));
@@ -696,7 +727,7 @@ function renderTable(view) {
     h("div", { class: "centre" }, view.game === "chinchon" ? renderPiles(view) : renderBowl(view))));
   box.appendChild(view.game === "chinchon" ? renderChinchon(view) : renderChinchirorin(view));
   box.appendChild(renderActions(view));
-  if (view.status !== "playing") box.appendChild(renderResult(view));
+  if (view.status !== "playing") box.appendChild(renderResult(view, true));
   return box;
 }
 
@@ -917,7 +948,7 @@ function actionLabel(a, view) {
   }
 }
 
-function renderResult(view) {
+function renderResult(view, replayLink = false) {
   const box = h("section", { class: "result", "aria-labelledby": "result-title" },
     h("h3", { id: "result-title", text: gettext("Final standing") }));
   const result = view.result || { standing: [] };
@@ -935,6 +966,10 @@ function renderResult(view) {
       fmt(gettext("%(place)s. %(name)s — %(amount)s"), { place: r.place, name: seatName(r.seat), amount })));
   }
   box.appendChild(ol);
+  if (replayLink) {
+    box.appendChild(h("a", { class: "button", id: "replay-link", href: `/replay/${view.id}`,
+      onclick: (e) => { e.preventDefault(); openReplay(view.id); } }, gettext("Watch the replay")));
+  }
   return box;
 }
 
@@ -1232,7 +1267,7 @@ async function loadStats() {
     const tb = h("tbody");
     tb.appendChild(h("tr", {}, h("th", { scope: "row", text: gettext("All") }), [stats.games, stats.wins, stats.draws, stats.losses, "", ""].map((v) => h("td", { text: String(v) }))));
     for (const [g, c] of Object.entries(stats.per_game || {})) {
-      tb.appendChild(h("tr", {}, h("th", { scope: "row", text: GAME_NAMES[g] || g }),
+      tb.appendChild(h("tr", {}, h("th", { scope: "row", text: gameName(g) }),
         [c.games, c.wins, c.draws, c.losses, c.rating, c.rated_games].map((v) => h("td", { text: String(v) }))));
     }
     table.appendChild(tb);
@@ -1246,7 +1281,7 @@ async function loadStats() {
   }
   if (me && me.ratings) {
     body.appendChild(h("p", { text: Object.entries(me.ratings).map(([g, r]) => fmt(gettext("%(game)s rating %(rating)s (%(n)s rated games)"),
-      { game: GAME_NAMES[g] || g, rating: r.rating, n: r.games })).join(" · ") }));
+      { game: gameName(g), rating: r.rating, n: r.games })).join(" · ") }));
   }
   const ach = $("#achievements-body");
   ach.replaceChildren();
@@ -1317,7 +1352,7 @@ async function loadQueue() {
     if (!q) return;
     const text = {
       none: gettext("You are not in the queue."),
-      waiting: fmt(gettext("Waiting for friends for %(game)s (%(n)s players)…"), { game: GAME_NAMES[q.game] || q.game, n: q.seats }),
+      waiting: fmt(gettext("Waiting for friends for %(game)s (%(n)s players)…"), { game: gameName(q.game), n: q.seats }),
       matched: gettext("Matched! Opening the room…"),
       expired: gettext("Your place in the queue expired."),
     }[q.status];
@@ -1523,6 +1558,169 @@ function renderTournament() {
   body.replaceChildren(...parts);
 }
 
+// ------------------------------------------------------------------------------------------- replay
+// A finished game stepped through from its log (GET /api/games/{id}, then /log page by page): one step per
+// seq, forward and back, each showing only what the log shows the caller (a seat its own cards; the others'
+// where the API shows them, at a reveal). Reached from the finished table and from "Your rooms"; its link
+// (/replay/<id>) opens it for whoever may read that game.
+const R = { id: null, view: null, steps: [], at: 0 };
+
+async function openReplay(id) {
+  show("replay");
+  if (location.pathname !== `/replay/${id}`) history.pushState({}, "", `/replay/${id}`);
+  const body = $("#replay-body");
+  body.replaceChildren(h("p", { text: gettext("Loading the replay…") }));
+  R.view = null;
+  const view = await attempt(() => api("GET", `/api/games/${id}`));
+  if (!view) { body.replaceChildren(h("p", { text: gettext("This replay is not available to you.") })); return; }
+  if (view.status === "playing") {
+    body.replaceChildren(h("p", { text: gettext("This game is still being played: its replay opens when it ends.") }));
+    return;
+  }
+  const events = [];
+  let after = -1;
+  for (;;) {
+    const page = await attempt(() => api("GET", `/api/games/${id}/log?after=${after}`));
+    if (!page) return;
+    events.push(...page.events);
+    if (!page.more) break;
+    after = page.next_after;
+  }
+  const steps = [];
+  for (const ev of events) {
+    if (!eventShown(ev)) continue;
+    const last = steps[steps.length - 1];
+    if (last && last.seq === ev.seq) last.events.push(ev); else steps.push({ seq: ev.seq, events: [ev] });
+  }
+  Object.assign(R, { id, view, steps, at: 0 });
+  renderReplay();
+}
+
+function replayGo(at) {
+  R.at = Math.max(0, Math.min(R.steps.length - 1, at));
+  renderReplay();
+}
+
+function renderReplay() {
+  const view = R.view;
+  const body = $("#replay-body");
+  if (!view || $("#screen-replay").hidden) return;
+  const focused = document.activeElement && document.activeElement.id;
+  const total = R.steps.length;
+  const step = R.steps[R.at];
+  const url = `${location.origin}/replay/${view.id}`;
+  const box = h("div", { class: "replay", "data-game": view.id });
+  box.appendChild(h("p", { class: "replay-what", text: fmt(gettext("%(game)s · game %(id)s"), { game: gameName(view.game), id: view.id }) }));
+  const controls = h("div", { class: "actions replay-controls", role: "group", "aria-label": gettext("Replay controls") },
+    h("button", { type: "button", id: "replay-first", disabled: R.at === 0, onclick: () => replayGo(0) }, gettext("Start")),
+    h("button", { type: "button", id: "replay-back", disabled: R.at === 0, onclick: () => replayGo(R.at - 1) }, gettext("Back")),
+    h("button", { type: "button", id: "replay-forward", class: "primary", disabled: R.at >= total - 1, onclick: () => replayGo(R.at + 1) }, gettext("Forward")),
+    h("button", { type: "button", id: "replay-last", disabled: R.at >= total - 1, onclick: () => replayGo(total - 1) }, gettext("End")));
+  box.appendChild(controls);
+  box.appendChild(h("label", { for: "replay-step", id: "replay-counter",
+    text: fmt(gettext("Step %(n)s of %(total)s"), { n: total ? R.at + 1 : 0, total }) }));
+  box.appendChild(h("input", { type: "range", id: "replay-step", min: 0, max: Math.max(0, total - 1), value: R.at,
+    oninput: (e) => replayGo(Number(e.target.value)) }));
+  if (step) {
+    const ol = h("ol", { class: "replay-events plain-list", "aria-live": "polite" });
+    for (const ev of step.events) ol.appendChild(eventItem(ev, view));
+    box.appendChild(h("section", { class: "table replay-step " + view.game, "aria-labelledby": "replay-counter" }, ol));
+  }
+  if (R.at >= total - 1) box.appendChild(renderResult(view));
+  box.appendChild(h("div", { class: "field" }, h("label", { for: "replay-url", text: gettext("Replay link") }),
+    h("input", { id: "replay-url", readonly: true, value: url, onfocus: (e) => e.target.select() }),
+    h("button", { type: "button", id: "copy-replay", onclick: async () => {
+      try { await navigator.clipboard.writeText(url); toast(gettext("Link copied.")); }
+      catch { $("#replay-url").select(); toast(gettext("Select the link and copy it.")); }
+    } }, gettext("Copy the link"))));
+  body.replaceChildren(box);
+  if (focused) { const el = document.getElementById(focused); if (el && !el.disabled) el.focus({ preventScroll: true }); }
+}
+
+// The log's events a replay shows (the rest are bookkeeping: whose turn, offers the next event answers).
+function eventShown(ev) { return !["turn", "step_down_offered", "betting_closed"].includes(ev.type); }
+
+function eventItem(ev, view) {
+  const who = ev.seat !== undefined && ev.seat !== null ? seatName(ev.seat) : "";
+  const li = h("li", { class: "replay-event", "data-type": ev.type, "data-seat": ev.seat ?? "" });
+  const line = (text) => li.appendChild(h("p", { text }));
+  const cards = (list) => li.appendChild(h("div", { class: "melds" }, list.map((c) => cardEl(c, { class: "card mini" }))));
+  switch (ev.type) {
+    case "stake": line(fmt(gettext("Each player stakes %(n)s."), { n: ev.amount })); break;
+    case "first_dealer_roll": line(fmt(gettext("%(name)s rolls for the deal."), { name: who })); li.appendChild(diceRow([ev.die], null, true)); break;
+    case "first_dealer_tie": line(gettext("A tie: the tied players roll again.")); break;
+    case "dealer": line(fmt(gettext("%(name)s is the dealer."), { name: who })); break;
+    case "step_down": line(fmt(ev.down ? gettext("%(name)s steps down as dealer.") : gettext("%(name)s keeps dealing."), { name: who })); break;
+    case "bet": line(fmt(gettext("%(name)s bets %(n)s."), { name: who, n: ev.amount })); break;
+    case "throw": line(fmt(gettext("%(name)s, throw %(n)s of 3"), { name: who, n: ev.throw })); li.appendChild(diceRow(ev.dice)); break;
+    case "hand":
+      if (view.game === "chinchirorin") line(`${who}: ${handName(ev)}`);
+      else { line(fmt(gettext("%(name)s's cards are dealt."), { name: who })); cards(ev.cards || []); }
+      break;
+    case "opening": line(gettext("The dealer's throw settles the hand at once.")); break;
+    case "payment": line(fmt(ngettext("%(from)s pays %(to)s %(n)s point", "%(from)s pays %(to)s %(n)s points", ev.amount), { from: seatName(ev.from), to: seatName(ev.to), n: ev.amount })); break;
+    case "hand_settled": line(fmt(gettext("Hand %(n)s is settled."), { n: ev.hand_number })); break;
+    case "mano": line(fmt(gettext("Hand %(n)s: %(name)s is mano."), { n: ev.hand_number, name: who })); break;
+    case "draw":
+      if (ev.source === "stock") line(fmt(gettext("%(name)s draws from the stock."), { name: who }));
+      else { line(fmt(gettext("%(name)s takes %(card)s from the discard pile."), { name: who, card: cardName(ev.card) })); cards([ev.card]); }
+      break;
+    case "drawn": line(fmt(gettext("%(name)s draws %(card)s."), { name: who, card: cardName(ev.card) })); cards([ev.card]); break;
+    case "discard": line(fmt(gettext("%(name)s discards %(card)s."), { name: who, card: cardName(ev.card) })); cards([ev.card]); break;
+    case "restock": line(gettext("The discard pile is shuffled into the stock.")); break;
+    case "close": line(fmt(gettext("%(name)s closes the hand."), { name: who })); break;
+    case "reveal": li.appendChild(renderReveal(ev)); break;
+    case "out": line(fmt(gettext("%(name)s is out with %(n)s."), { name: who, n: ev.score })); break;
+    case "reentry_offer": line(gettext("Re-entry is offered.")); break;
+    case "reenter": line(fmt(ev.accept ? gettext("%(name)s re-enters.") : gettext("%(name)s stays out."), { name: who })); break;
+    case "reentry_paid": line(fmt(gettext("%(name)s pays %(n)s to re-enter."), { name: who, n: ev.amount })); break;
+    case "resign": case "resigned": line(fmt(gettext("%(name)s resigns."), { name: who })); break;
+    case "pot_won": line(gettext("The pot is paid out.")); break;
+    case "game_over": case "game_end": line(gettext("The game is over.")); break;
+    default: line(gettext("Another move."));
+  }
+  return li;
+}
+
+// ------------------------------------------------------------------------------------------- watching
+// A room that lets people watch has a watch link (/watch/<code>): it opens the room's socket without a
+// seat, so the server sends the spectator's view (no hand, no stock, no moves) and the page offers none.
+function watchUrl(room) { return `${location.origin}/watch/${room.code}`; }
+
+async function watchRoom(code) {
+  code = code.trim().toUpperCase();
+  const room = await attempt(() => api("GET", `/api/rooms/${encodeURIComponent(code)}`));
+  if (!room) { show("home"); return; }
+  S.watching = true;
+  openRoom(room);
+}
+
+function renderWatchLink(room) {
+  if (!room.spectators_allowed) return null;
+  return h("p", { class: "watch-link" }, gettext("Watch link (spectators see no hand):"), " ",
+    h("a", { href: watchUrl(room), id: "watch-link", text: watchUrl(room) }));
+}
+
+function renderWatching(room) {
+  return h("section", { class: "lobby", "aria-label": gettext("Lobby") },
+    h("p", { class: "watching", text: gettext("You are watching this table.") }),
+    h("div", { class: "actions" }, h("button", { type: "button", id: "stop-watching", onclick: () => show("home") },
+      gettext("Stop watching"))),
+    room.status === "open" ? h("p", { text: gettext("Waiting for the host to start. Empty seats get the computer.") }) : null);
+}
+
+// ------------------------------------------------------------------------------------------- offline
+// Without a network the page (kept by the service worker, /sw.js) opens and says so; it carries on when
+// the connection comes back.
+function setOffline(offline) {
+  $("#offline").hidden = !offline;
+}
+
+function registerWorker() {
+  if (!("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
+}
+
 // ------------------------------------------------------------------------------------------- start
 function setPrefButtons() {
   $("#sound-toggle").setAttribute("aria-pressed", S.sound ? "true" : "false");
@@ -1582,6 +1780,18 @@ function route() {
     return;
   }
   if (!location.pathname.startsWith("/tournament/") && location.hash === "#tournaments") T.code = null;
+  const r = location.pathname.match(/^\/replay\/([0-9]+)\/?$/);
+  if (r) {
+    if (!S.me) { S.pendingReplay = Number(r[1]); show("welcome"); return; }
+    openReplay(Number(r[1]));
+    return;
+  }
+  const w = location.pathname.match(/^\/watch\/([A-Za-z0-9]+)\/?$/);
+  if (w) {
+    if (!S.me) { S.pendingWatch = w[1]; show("welcome"); return; }
+    if (S.code !== w[1].toUpperCase()) watchRoom(w[1]);
+    return;
+  }
   const m = location.pathname.match(/^\/(join|room)\/([A-Za-z0-9]+)\/?$/);
   if (m) {
     const code = m[2].toUpperCase();
@@ -1602,6 +1812,14 @@ function route() {
 async function start() {
   bindGlobal();
   setPrefButtons();
+  registerWorker();
+  setOffline(!navigator.onLine);
+  window.addEventListener("offline", () => setOffline(true));
+  window.addEventListener("online", () => { setOffline(false); if (!S.me && S.token) resume(); });
+  await resume();
+}
+
+async function resume() {
   if (S.token) {
     try { S.me = await api("GET", "/api/me"); } catch (err) { if (err.status !== 401) toast(errorText(err)); }
   }
