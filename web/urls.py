@@ -10,6 +10,9 @@ from django.views.i18n import set_language
 
 from web import views
 
+PAGE_PREFIXES = ("/join/", "/room/", "/watch/", "/replay/", "/friend/", "/jsi18n/", "/manifest.webmanifest", "/sw.js")
+"""The paths (besides ``/``) that serve the page or its own files."""
+
 urlpatterns = [
     path("", views.page, name="web-home"),
     re_path(r"^join/(?P<code>[A-Za-z0-9]{1,12})/?$", views.page, name="web-join"),

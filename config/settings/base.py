@@ -66,6 +66,7 @@ MIDDLEWARE = [
     "config.health_middleware.HealthzMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.BodySizeLimitMiddleware",
+    "web.middleware.PageGZipMiddleware",  # the page's own files gzipped (not the API); outside WhiteNoise
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "corsheaders.middleware.CorsMiddleware",

@@ -2,6 +2,7 @@
 cookie, switch), its script translations, its static files; and what clients on other sites need: CORS
 for the configured origins only, and invite links built from the address the service was reached at."""
 
+import gzip
 import json
 import re
 
@@ -124,3 +125,24 @@ def test_the_service_worker_keeps_the_page_files_and_never_the_api(client):
                                                           "icon-192.png", "icon-512.png")}
     assert '"/api/"' not in body.replace('url.pathname.startsWith("/api/")', "")  # only to pass the API by
     assert client.post("/sw.js").status_code == 405
+
+
+def _body(res) -> bytes:
+    return b"".join(res.streaming_content) if res.streaming else res.content
+
+
+@pytest.mark.parametrize(("path", "start"), [("/", b"<!doctype html>"), ("/room/XYZ789", b"<!doctype html>"),
+                                             ("/static/web/app.js", b"//"), ("/static/web/style.css", b"/*"),
+                                             ("/jsi18n/ja/", b"\n'use strict'"), ("/sw.js", b"//")])
+def test_the_pages_own_files_come_gzipped_to_a_browser_that_accepts_it(client, path, start):
+    res = client.get(path, HTTP_ACCEPT_ENCODING="gzip, deflate")
+    assert res.status_code == 200 and res["Content-Encoding"] == "gzip"
+    plain = gzip.decompress(_body(res))
+    assert plain.startswith(start)
+    if path.startswith("/static/"):
+        assert plain == _body(client.get(path))
+
+
+def test_the_api_is_not_compressed_by_the_page(client):
+    res = client.get("/api/games/catalogue", HTTP_ACCEPT_ENCODING="gzip")
+    assert res.status_code == 200 and "Content-Encoding" not in res

@@ -684,7 +684,7 @@ function renderRoomSettings(room) {
     h("dt", { text: gettext("Ranked") }), h("dd", { text: room.ranked ? gettext("yes") : gettext("no") }));
   for (const [k, v] of Object.entries(room.rules || {})) {
     dl.appendChild(h("dt", { text: settingLabel(room.game, k) }));
-    dl.appendChild(h("dd", { text: Array.isArray(v) ? v.join(", ") : String(v) }));
+    dl.appendChild(h("dd", { text: settingText(room.game, k, v) }));
   }
   box.appendChild(dl);
   if (isHost()) {
@@ -699,6 +699,16 @@ function renderRoomSettings(room) {
     box.appendChild(h("div", { class: "field" }, h("label", { for: "room-cpu-speed", text: gettext("Computer speed") }), speed));
   }
   return box;
+}
+
+// A rule's value in words: a choice's label, yes/no, numbers as they are.
+function settingText(game, name, value) {
+  const g = S.catalogue && S.catalogue.games.find((x) => x.id === game);
+  const st = g && g.settings.find((s) => s.name === name);
+  if (typeof value === "boolean") return value ? gettext("yes") : gettext("no");
+  const choice = st && st.choices && st.choices.find((c) => JSON.stringify(c.value) === JSON.stringify(value));
+  if (choice) return choice.label;
+  return Array.isArray(value) ? value.join(", ") : String(value);
 }
 
 function settingLabel(game, name) {
