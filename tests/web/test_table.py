@@ -26,7 +26,7 @@ JA_HANDS = ("ピンゾロ", "アラシ", "シゴロ", "の目", "ヒフミ", "�
 PAGE_BYTES = 150 * 1024
 
 # Every text the page shows (text nodes, and the labels read aloud: aria-label, placeholder, a button's
-# value) less the names it was given (players, the room code, the brand) and addresses: what is left must
+# value; not the indices drawn on a card's face, a picture named by its label) less the names it was given (players, the room code, the brand) and addresses: what is left must
 # hold no Latin letter, so a text missing from the Japanese catalogue (shown in English) is caught. Text
 # under an element in another language (the language menu's own names) is left out.
 NO_LATIN = """(names) => {
@@ -41,7 +41,7 @@ NO_LATIN = """(names) => {
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const el = n.parentElement;
-    if (!shown(el) || other(el) || el.closest('script, style')) continue;
+    if (!shown(el) || other(el) || el.closest('script, style, svg')) continue;  // a card face is a picture
     if (/[A-Za-z]/.test(strip(n.textContent))) bad.push(n.textContent.trim());
   }
   for (const el of document.querySelectorAll('[aria-label], [placeholder], [title]')) {
