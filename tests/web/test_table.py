@@ -392,3 +392,41 @@ def test_every_screen_passes_axe_and_the_first_load_is_small_and_quick(server, b
     Path(artifacts / "perf.json").write_text(json.dumps(perf, indent=1))
     assert perf["files"] and all(f[1] > 0 for f in perf["files"]), perf  # every file came over the network
     assert perf["bytes"] <= PAGE_BYTES, perf
+
+
+# An audio context that records the pitch of every tone started instead of playing it.
+FAKE_AUDIO = """window.__tones = [];
+window.AudioContext = class {
+  constructor() { this.currentTime = 0; this.destination = {}; }
+  createOscillator() {
+    const o = { type: '', frequency: { value: 0 }, connect: (n) => n, stop() {},
+                start() { window.__tones.push(o.frequency.value); } };
+    return o;
+  }
+  createGain() { return { gain: { value: 0, exponentialRampToValueAtTime() {} }, connect: (n) => n }; }
+};"""
+TICK_HZ = 1200  # the page's countdown tick (app.js sounds.tick)
+
+
+def test_the_last_ten_seconds_of_ones_own_turn_tick_unless_the_sound_is_off(server, browser):
+    page = _context(browser, locale="en-US")
+    page.add_init_script(FAKE_AUDIO)
+    page.clock.install()
+    _guest(page, server, "Hana")
+    _create(page, "chinchirorin", seats=2, rules={"first_dealer": '"seat"'})
+    page.click("#start-game")
+    page.wait_for_selector(".turnline.mine")
+    clock = page.locator(".player.me .seat-clock")
+    expect(clock).to_have_text(re.compile(r"^\d+ s$"))
+    assert int(clock.inner_text().split()[0]) > 10
+    assert TICK_HZ not in page.evaluate("window.__tones")
+    left = int(clock.inner_text().split()[0])
+    page.clock.fast_forward((left - 8) * 1000)  # the page's clock only: the server's deadline is still far
+    expect(clock).to_have_class(re.compile(r"\burgent\b"))
+    page.wait_for_function(f"window.__tones.includes({TICK_HZ})")
+
+    page.click("#sound-toggle")  # off: the countdown stays silent
+    page.evaluate("window.__tones = []")
+    page.clock.fast_forward(3000)
+    expect(clock).to_have_text(re.compile(r"^[0-5] s$"))
+    assert page.evaluate("window.__tones") == []
