@@ -676,7 +676,9 @@ function renderShare(room) {
 }
 
 function renderRoomSettings(room) {
-  const box = h("details", { class: "settings" }, h("summary", { text: gettext("Room settings") }));
+  // Kept open across the redraws a room message brings.
+  const box = h("details", { class: "settings", open: !!S.settingsOpen,
+                             ontoggle: (e) => { S.settingsOpen = e.target.open; } }, h("summary", { text: gettext("Room settings") }));
   const turnLabel = room.turn_seconds ? fmt(gettext("%(s)s seconds"), { s: room.turn_seconds }) : gettext("no limit");
   const dl = h("dl", { class: "rules" },
     h("dt", { text: gettext("Time per turn") }), h("dd", { text: turnLabel }),
