@@ -1202,7 +1202,7 @@ function cardMotion(code) {
 function renderReveal(reveal) {
   const box = h("details", { class: "reveal" + ((S.motion || {}).reveal ? " anim-reveal" : ""), open: true },
     h("summary", { text: fmt(gettext("Hand %(n)s closed by %(name)s"), { n: reveal.hand_number, name: seatName(reveal.closer) }) }));
-  const kinds = { normal: gettext("closed"), minus_ten: gettext("menos diez"), chinchon: gettext("chinchón!"), seven_run_wild: gettext("seven-card run with a wild") };
+  const kinds = { normal: pgettext("chinchon hand", "closed"), minus_ten: gettext("menos diez"), chinchon: gettext("chinchón!"), seven_run_wild: gettext("seven-card run with a wild") };
   for (const [seat, r] of Object.entries(reveal.seats || {})) {
     const row = h("div", { class: "reveal-seat" },
       h("h4", { text: `${seatName(Number(seat))}: ${fmt(ngettext("%(n)s point", "%(n)s points", r.points), { n: r.points })}` + (kinds[r.kind] ? ` (${kinds[r.kind]})` : "") }));
