@@ -466,7 +466,8 @@ function connect() {
     S.ws = null;
     if (ev.code === 4401) { toast(gettext("Please sign in again.")); signedOut(); return; }
     if (ev.code === 4403 || ev.code === 4404) {
-      toast(gettext("You no longer have a seat in this room.")); S.code = null; show("home"); return;
+      toast(S.watching ? gettext("This table can no longer be watched.") : gettext("You no longer have a seat in this room."));
+      S.code = null; show("home"); return;
     }
     if (ev.code === 4409 || ev.code === 4410) { toast(gettext("Your account cannot play now.")); signedOut(); return; }
     const wait = Math.min(10000, 500 * 2 ** S.wsRetry++);
@@ -806,8 +807,7 @@ function renderPlayers(view) {
       : fmt(gettext("score %(n)s"), { n: p.score });
     const active = view.awaiting.includes(p.seat) && view.status === "playing";
     const where = seatPlace(view, p.seat);
-    const li = h("li", { class: "player" + (active ? " active" : "") + (p.seat === view.you ? " me" : "")
-                                + (where.y < 50 ? " far" : ""),
+    const li = h("li", { class: "player" + (active ? " active" : "") + (p.seat === view.you ? " me" : ""),
                          "data-seat": p.seat, "aria-current": active ? "true" : null,
                          style: `left: ${where.x.toFixed(1)}%; top: ${where.y.toFixed(1)}%` },
       h("span", { class: "pname", text: p.display_name }),
