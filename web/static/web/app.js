@@ -1427,7 +1427,7 @@ async function loadTournaments() {
   if (!rows.length) { body.appendChild(h("p", { text: gettext("No tournament yet.") })); return; }
   body.appendChild(h("ul", { class: "plain", id: "tournament-list" }, rows.map((t) => h("li", {},
     h("button", { type: "button", onclick: () => openTournament(t.code) }, t.name || t.code),
-    " ", `${GAME_NAMES[t.game] || t.game} · ${tournamentStatusText(t)} · `,
+    " ", `${gameName(t.game)} · ${tournamentStatusText(t)} · `,
     fmt(ngettext("%(n)s player", "%(n)s players", t.players.length), { n: t.players.length }), ` · ${t.organiser.display_name}`))));
 }
 
@@ -1543,7 +1543,7 @@ function renderTournament() {
   const rules = t.rules.preset || t.rules.style || "";
   const head = h("div", { class: "lobby" },
     h("h3", { id: "tournament-name", text: t.name || fmt(gettext("Tournament %(code)s"), { code: t.code }) }),
-    h("p", { id: "tournament-state" }, `${GAME_NAMES[t.game] || t.game}${rules ? " (" + rules.replace("_", " ") + ")" : ""} · `,
+    h("p", { id: "tournament-state" }, `${gameName(t.game)}${rules ? " (" + rules.replace("_", " ") + ")" : ""} · `,
       t.format === "swiss" ? gettext("Swiss") : gettext("Round robin"), " · ",
       fmt(gettext("%(n)s per table"), { n: t.seats }), t.rated ? " · " + gettext("rated") : "", " · ", h("strong", { text: tournamentStatusText(t) })),
     t.status === "open" ? tournamentShare(t) : null, actions);
