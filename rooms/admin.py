@@ -10,7 +10,7 @@ from django.utils.html import format_html
 from config.audit import audit_record
 from moderation.admin_tools import ReadOnlyAdmin, ReadOnlyInline, ReasonForm, action_page
 from rooms import services
-from rooms.models import ChatMessage, Room, RoomKick, RoomStatus, Seat
+from rooms.models import ChatMessage, Room, RoomKick, RoomStatus, Seat, VoiceSession
 
 
 class SeatInline(ReadOnlyInline):
@@ -191,3 +191,15 @@ class RoomKickAdmin(ReadOnlyAdmin):
     list_display = ["room", "seat", "user", "by", "reason", "created_at"]
     search_fields = ["room__code", "user__username", "user__display_name"]
     list_select_related = ["room", "user", "by"]
+
+
+@admin.register(VoiceSession)
+class VoiceSessionAdmin(ReadOnlyAdmin):
+    """Who joined the voice of which room, from which seat, when, and when and why they left (no audio is
+    ever recorded: it never passes the server)."""
+
+    list_display = ["room", "seat", "user", "joined_at", "left_at", "left_reason"]
+    list_filter = ["left_reason"]
+    search_fields = ["room__code", "user__username", "user__display_name"]
+    list_select_related = ["room", "user"]
+    date_hierarchy = "joined_at"

@@ -21,11 +21,13 @@ from rooms.serializers import (
     RoomCreateSerializer,
     RoomSerializer,
     RoomUpdateSerializer,
+    VoiceSerializer,
     invite_url,
     message_data,
     room_data,
 )
 from rooms.throttles import RoomCodeThrottled, RoomCreateThrottle
+from rooms.voice import voice_state
 
 
 def _room_answer(request, room, code: int = status.HTTP_200_OK) -> Response:
@@ -162,6 +164,16 @@ class RoomMessagesApi(RoomCodeThrottled, APIView):
         message = services.chat_post(code=code, user=request.user, data=request.data)
         return Response(message_data(message, selectors.chat_names(room=message.room, messages=[message])),
                         status=status.HTTP_201_CREATED)
+
+
+class RoomVoiceApi(RoomCodeThrottled, APIView):
+    """Voice for a seated player (docs/voice.md): whether the host allows it, who is in it, the ICE servers
+    to give ``RTCPeerConnection`` and the signal size limit. Joining, leaving and signalling go over the
+    room socket."""
+
+    @extend_schema(responses={200: VoiceSerializer, **errors(401, 403, 404, s403="not_a_player (no seat)")}, operation_id="rooms_voice")
+    def get(self, request, code: str):
+        return Response(voice_state(code=code, user=request.user))
 
 
 class ChatCatalogueApi(APIView):

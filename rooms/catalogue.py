@@ -26,6 +26,13 @@ GAME_DESCRIPTIONS = {
 TURN_LABELS = {None: _("No timer"), 30: _("30 seconds"), 60: _("60 seconds")}
 CPU_LEVEL_LABELS = {"easy": _("Easy"), "normal": _("Normal"), "hard": _("Hard")}
 CPU_SPEED_LABELS = {"fast": _("Fast"), "normal": _("Normal"), "slow": _("Slow")}
+# The room's on/off settings (a room's boolean fields; the create and PATCH bodies take them).
+ROOM_SWITCHES = [
+    ("spectators_allowed", False, _("Spectators"),
+     _("Users with the code may watch the table (never while a ranked game is in progress).")),
+    ("voice_allowed", True, _("Voice chat"),
+     _("The seated players may talk to each other; nobody's microphone is used until they join voice.")),
+]
 
 
 def _json(value):
@@ -71,11 +78,16 @@ def game_catalogue(name: str) -> dict:
 
 
 def catalogue() -> dict:
-    """The whole catalogue in the active language: ``{games, turn_seconds, cpu_levels, cpu_speeds}``."""
+    """The whole catalogue in the active language: ``{games, turn_seconds, cpu_levels, cpu_speeds,
+    room_settings}`` (``room_settings``: ``[{name, type: "boolean", default, label, description}]``, the
+    room's on/off settings)."""
     return {
         "games": [game_catalogue(name) for name in GAMES],
         "turn_seconds": [{"value": v, "label": gettext(TURN_LABELS[v])} for v in TURN_SECONDS],
         "cpu_levels": [{"id": v, "label": gettext(CPU_LEVEL_LABELS[v])} for v in CPU_LEVELS],
         "cpu_speeds": [{"id": v, "seconds": CPU_DELAYS[v], "label": gettext(CPU_SPEED_LABELS[v])}
                        for v in CPU_DELAYS],
+        "room_settings": [{"name": name, "type": "boolean", "default": default, "label": gettext(label),
+                           "description": gettext(description)}
+                          for name, default, label, description in ROOM_SWITCHES],
     }

@@ -23,7 +23,9 @@ broadcasts: each socket forwards only its own seat's view, or the spectators') a
 
 Client → server: ``{type: "action", action: {type, seq, ...}, action_id?}`` (through
 ``games.services.game_apply_action``, success shows as the ``game`` broadcast), ``{type: "chat", text |
-emoji | phrase}`` (the REST chat service and throttle), ``{type: "ping"}`` → ``{type: "pong"}``. Errors go
+emoji | phrase}`` (the REST chat service and throttle), ``{type: "ping"}`` → ``{type: "pong"}``, and the
+voice messages ``voice_join``, ``voice_leave``, ``voice_signal`` (``rooms.voice_socket``, docs/voice.md:
+a seated socket only; its ``voice_*`` answers and group messages are described there). Errors go
 only to the sender as ``{type: "error", code, detail, fields?, action_id?}``.
 
 Group messages handled (``payload`` is sent as it is): ``game.update`` (the ``game`` message of this
@@ -65,6 +67,7 @@ from games import services as games_services
 from rooms import selectors, services
 from rooms.models import Room, Seat
 from rooms.serializers import invite_url, room_data
+from rooms.voice_socket import VoiceSocketMixin
 
 logger = logging.getLogger(__name__)
 
@@ -233,7 +236,7 @@ def _chat(code: str, creds: tuple, data: dict) -> None:
     services.chat_post(code=code, user=user, data=data)
 
 
-class RoomConsumer(AsyncJsonWebsocketConsumer):
+class RoomConsumer(VoiceSocketMixin, AsyncJsonWebsocketConsumer):
     """One socket of one seated player (several per seat are allowed and counted), or of a spectator: a
     signed-in user without a seat in a room whose host lets users watch (``spectator``; ``seat`` None; it
     forwards the broadcasts' spectator share: the spectator view and the public events only)."""
@@ -382,6 +385,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             self.seat = seat
         if game_msg is not None and self.counted:
             await self._send_game(games_events.game_share(game_msg))
+        if not self.spectator and self.counted:
+            await self.voice_snapshot()
         if self.counted:  # not released by a failed send
             self.watchdog = asyncio.ensure_future(self._watch_silence())
 
@@ -393,6 +398,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
 
         Runs on disconnect and also when a send finds the client gone (a send that raises would end the
         consumer before Channels calls :meth:`disconnect`, leaving the seat connected for good)."""
+        await self.voice_quit("closed")
         if self.watchdog is not None:
             self.watchdog.cancel()
             self.watchdog = None
@@ -450,6 +456,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         self.last_seen = time.monotonic()
         if not self.joined:
             return
+        await self.voice_heard()
         data = text_data if text_data is not None else bytes_data
         if _too_large(data):
             await self.send_json({"type": "error", "code": "too_large",
@@ -473,9 +480,12 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
             elif kind == "chat":
                 data = {k: v for k, v in content.items() if k != "type"}
                 await db_call(_chat)(self.code, self.creds, data)
+            elif kind in ("voice_join", "voice_leave", "voice_signal"):
+                await self.voice_receive(kind, content, lambda: _current_user(*self.creds))
             else:
-                raise ApiError("invalid", "Unknown message type; send action, chat or ping.", 400,
-                               fields={"type": ["One of action, chat, ping."]})
+                raise ApiError("invalid", "Unknown message type; send action, chat, ping or voice_*.", 400,
+                               fields={"type": ["One of action, chat, ping, voice_join, voice_leave, "
+                                                "voice_signal."]})
         except SocketRevoked as exc:
             await self._revoke(exc.close_code, exc.body)
         except Exception as exc:  # noqa: BLE001 - every failure is answered, only to the sender
@@ -579,6 +589,8 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(payload)
         if not self.joined:
             return
+        if not self.spectator:
+            await self.voice_room_changed(room)
         if self.spectator:
             if not room.get("spectators_allowed") or (room.get("ranked") and room.get("status") == "playing"):
                 await self.close(code=CLOSE_NOT_A_PLAYER)  # watching turned off, or a ranked game started
@@ -634,6 +646,7 @@ class RoomConsumer(AsyncJsonWebsocketConsumer):
         """``{"type": "user.revoked", "close_code", "code"?, "detail"?, "until"?}`` to the group
         ``user-<id>`` (``accounts.sanctions``: ban 4409, suspension 4410, logout 4401)."""
         body = {k: event[k] for k in ("code", "detail", "until") if k in event} or None
+        await self.voice_quit("sanction")
         await self._revoke(int(event["close_code"]), body)
 
     async def user_warning(self, event):

@@ -38,7 +38,8 @@ from rooms.serializers import resolved_rules
 @transaction.atomic
 def room_create(*, user, game: str, seats: int | str = DEFAULT_SEATS, rules: dict | None = None,
                 turn_seconds=_UNSET, ranked: bool = False, cpu_level: str = "normal",
-                cpu_speed: str = "normal", spectators_allowed: bool = False) -> Room:
+                cpu_speed: str = "normal", spectators_allowed: bool = False,
+                voice_allowed: bool = True) -> Room:
     """Create a room with ``user`` as host in seat 0 and ``seats`` empty seats after it.
 
     ``game``: ``chinchirorin``/``chinchon``; ``seats``: a count, or ``"auto"`` (the room offers the most
@@ -59,7 +60,7 @@ def room_create(*, user, game: str, seats: int | str = DEFAULT_SEATS, rules: dic
             with transaction.atomic():
                 room = Room.objects.create(code=new_code(), host=user, game_name=game, seat_count=seats,
                                            seats_auto=auto, rules=rules, turn_seconds=turn_seconds, ranked=ranked,
-                                           spectators_allowed=spectators_allowed,
+                                           spectators_allowed=spectators_allowed, voice_allowed=voice_allowed,
                                            cpu_level=cpu_level, cpu_speed=cpu_speed)
             break
         except IntegrityError:  # the code is in use by a room not closed: draw another
@@ -73,22 +74,23 @@ def room_create(*, user, game: str, seats: int | str = DEFAULT_SEATS, rules: dic
 @transaction.atomic
 def room_update(*, code: str, user, data: dict) -> Room:
     """Change the room's settings (``PATCH``): any of ``game, seats, rules, turn_seconds, ranked,
-    cpu_level, cpu_speed, spectators_allowed``. ``rules`` replaces the stored settings; a new ``game``
+    cpu_level, cpu_speed, spectators_allowed, voice_allowed``. ``rules`` replaces the stored settings; a new ``game``
     without ``rules`` resets them; for Chinchón a stored ``decks`` is dropped when ``seats`` changes (it
     follows the seats). ``spectators_allowed`` alone may change while playing too; turned off, every
-    spectator socket closes (4403).
+    spectator socket closes (4403). ``voice_allowed`` too (turned off, everyone in voice leaves it).
 
     Raises 404, 403 ``not_host``, 409 ``already_started`` (while playing, but for
-    ``spectators_allowed`` alone), 400 ``invalid`` naming
+    ``spectators_allowed`` and ``voice_allowed`` alone), 400 ``invalid`` naming
     ``seats``/``rules.<setting>``/``ranked`` (CPU or guest seated), 409 ``seat_taken`` (fewer seats would
     drop an occupied one).
     """
     room, seats = _lock(code)
     _require_host(room, user)
     room.spectators_allowed = data.get("spectators_allowed", room.spectators_allowed)
+    room.voice_allowed = data.get("voice_allowed", room.voice_allowed)
     if room.status == RoomStatus.PLAYING:
-        if set(data) <= {"spectators_allowed"}:
-            _changed(room, "spectators_allowed")
+        if set(data) <= {"spectators_allowed", "voice_allowed"}:
+            _changed(room, "spectators_allowed", "voice_allowed")
             return room
         raise ApiError("already_started", "The game is on; change the room after it ends.", 409)
     game = data.get("game", room.game_name)
@@ -119,7 +121,7 @@ def room_update(*, code: str, user, data: dict) -> Room:
     room.cpu_level = data.get("cpu_level", room.cpu_level)
     room.cpu_speed = data.get("cpu_speed", room.cpu_speed)
     _changed(room, "game_name", "seat_count", "seats_auto", "rules", "ranked", "turn_seconds", "cpu_level",
-             "cpu_speed", "spectators_allowed")
+             "cpu_speed", "spectators_allowed", "voice_allowed")
     return room
 
 

@@ -52,6 +52,9 @@ class Room(models.Model):
     # the host lets signed-in users with the code watch (the spectator view only); never while a ranked
     # game is in progress
     spectators_allowed = models.BooleanField(default=False)
+    # the host lets the seated players talk over peer-to-peer voice (rooms.voice); on by default, and
+    # still nobody's microphone is used until they join voice
+    voice_allowed = models.BooleanField(default=True)
     rules = models.JSONField(default=dict, blank=True)
     turn_seconds = models.PositiveSmallIntegerField(null=True, blank=True)
     ranked = models.BooleanField(default=False)
@@ -180,3 +183,26 @@ class RoomKick(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} kicked from {self.room_id} seat {self.seat}"
+
+
+class VoiceSession(models.Model):
+    """The moderators' record of voice (``rooms.voice``): ``user`` joined the voice of ``room`` from seat
+    ``seat`` at ``joined_at`` and left at ``left_at`` (null: in voice now, or its server went away) for
+    ``left_reason``. Only who and when: no audio passes the server or is recorded."""
+
+    LEFT_REASONS = [("left", "left"), ("closed", "socket closed"), ("voice_off", "voice turned off"),
+                    ("muted", "muted"), ("sanction", "suspended or banned"),
+                    ("seat", "seat lost or moved"), ("replaced", "joined from another socket")]
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="voice_sessions")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="voice_sessions")
+    seat = models.PositiveSmallIntegerField()
+    joined_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    left_at = models.DateTimeField(null=True, blank=True)
+    left_reason = models.CharField(max_length=16, blank=True, default="", choices=LEFT_REASONS)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in voice of {self.room_id} seat {self.seat}"

@@ -120,10 +120,11 @@ class SpectatorSerializer(serializers.Serializer):
 class RoomSerializer(serializers.Serializer):
     """``room``: ``{code, invite_url, game, host, seats, seats_auto, rules (every setting resolved),
     turn_seconds, ranked, cpu_level, cpu_speed, status, game_id, version, spectators_allowed,
-    spectators}``. ``seats_auto``: created (or patched) with ``seats: "auto"``: the room offers the rules'
+    spectators, voice_allowed}``. ``seats_auto``: created (or patched) with ``seats: "auto"``: the room offers the rules'
     most seats and a start seats the party. ``spectators_allowed``: users with the code may watch (never
     while a ranked game is in progress); ``spectators``: who watches now (``[{id, display_name}]``, users
-    with a spectator socket open). Seated players whose display names look alike (TR39 skeleton) are
+    with a spectator socket open). ``voice_allowed``: the seated players may talk over voice (docs/voice.md).
+    Seated players whose display names look alike (TR39 skeleton) are
     shown with the suffix `` #<seat + 1>`` (``config.textpolicy``), host too. Context ``base_url``: see
     :func:`invite_url`."""
 
@@ -143,6 +144,7 @@ class RoomSerializer(serializers.Serializer):
     version = serializers.IntegerField(read_only=True)
     spectators_allowed = serializers.BooleanField(read_only=True)
     spectators = serializers.SerializerMethodField()
+    voice_allowed = serializers.BooleanField(read_only=True)
 
     def get_invite_url(self, room) -> str:
         return invite_url(room.code, self.context.get("base_url"))
@@ -186,6 +188,8 @@ class RoomCreateSerializer(serializers.Serializer):
     cpu_speed = StrictChoiceField(choices=list(CPU_SPEEDS), required=False)
     spectators_allowed = StrictBooleanField(required=False, help_text="Let users with the code watch "
                                             "(default false; never while a ranked game is in progress).")
+    voice_allowed = StrictBooleanField(required=False, help_text="Let the seated players join voice "
+                                       "(default true; docs/voice.md).")
 
     def to_internal_value(self, data):
         """Refuse a key that is not a field of the body (400 ``invalid`` naming it) rather than ignore it: a
@@ -360,13 +364,36 @@ class CpuSpeedSerializer(serializers.Serializer):
     label = serializers.CharField()
 
 
+class RoomSwitchSerializer(serializers.Serializer):
+    """``{name, type: "boolean", default, label, description}``: an on/off setting of the room (its field
+    ``name`` in the room and in the create / PATCH bodies)."""
+
+    name = serializers.ChoiceField(choices=["spectators_allowed", "voice_allowed"])
+    type = serializers.ChoiceField(choices=["boolean"])
+    default = serializers.BooleanField()
+    label = serializers.CharField()
+    description = serializers.CharField()
+
+
+class VoiceSerializer(serializers.Serializer):
+    """``GET /api/rooms/{code}/voice`` (docs/voice.md): what a seated player's client needs to join voice."""
+
+    voice_allowed = serializers.BooleanField(help_text="The host lets the seated players talk.")
+    seats = serializers.ListField(child=serializers.IntegerField(), help_text="The seats in voice now.")
+    ice_servers = serializers.ListField(
+        child=serializers.DictField(), help_text="RTCIceServer objects {urls, username?, credential?} for "
+        "RTCPeerConnection's iceServers (the VOICE_ICE_SERVERS setting; empty: host candidates only).")
+    signal_max_bytes = serializers.IntegerField(help_text="The most bytes of a voice_signal message.")
+
+
 class GamesCatalogueSerializer(serializers.Serializer):
-    """``GET /api/games/catalogue``: ``{games, turn_seconds, cpu_levels, cpu_speeds}``."""
+    """``GET /api/games/catalogue``: ``{games, turn_seconds, cpu_levels, cpu_speeds, room_settings}``."""
 
     games = GameCatalogueSerializer(many=True)
     turn_seconds = TurnSecondsSerializer(many=True)
     cpu_levels = CpuLevelSerializer(many=True)
     cpu_speeds = CpuSpeedSerializer(many=True)
+    room_settings = RoomSwitchSerializer(many=True)
 
 
 def room_data(room: Room, seats: list | None = None, *, base_url: str | None = None) -> dict:

@@ -14,6 +14,7 @@ urlpatterns = [
     path("rooms/<str:code>/seats/<int:index>", apis.RoomSeatApi.as_view(), name="rooms-seat"),
     path("rooms/<str:code>/start", apis.RoomStartApi.as_view(), name="rooms-start"),
     path("rooms/<str:code>/rematch", apis.RoomRematchApi.as_view(), name="rooms-rematch"),
+    path("rooms/<str:code>/voice", apis.RoomVoiceApi.as_view(), name="rooms-voice"),
     path("rooms/<str:code>/messages", apis.RoomMessagesApi.as_view(), name="rooms-messages"),
     path("chat/catalogue", apis.ChatCatalogueApi.as_view(), name="chat-catalogue"),
     path("me/rooms", apis.MyRoomsApi.as_view(), name="me-rooms"),

@@ -3,7 +3,8 @@
 Variables (README.md lists them): DATABASE_URL, REDIS_URL, SECRET_KEY, DEBUG, ALLOWED_HOSTS,
 CSRF_TRUSTED_ORIGINS, CORS_ALLOWED_ORIGINS, PUBLIC_URL, AWAY_GRACE_SECONDS, CELERY_TASK_ALWAYS_EAGER, DATABASE_POOL,
 DATABASE_POOL_MAX_SIZE, DATABASE_POOL_MIN_SIZE, DATABASE_POOL_TIMEOUT, CONN_MAX_AGE, WEB_REQUEST_SLOTS,
-WEB_REQUEST_SLOT_WAIT_SECONDS, LOG_FORMAT, LOG_LEVEL, METRICS_TOKEN.
+WEB_REQUEST_SLOT_WAIT_SECONDS, LOG_FORMAT, LOG_LEVEL, METRICS_TOKEN, VOICE_ICE_SERVERS, VOICE_SIGNAL_MAX_BYTES,
+VOICE_SIGNAL_BURST, VOICE_SIGNAL_PER_SECOND, VOICE_JOIN_COST.
 
 No ``.env`` file is read: the environment is the process's own. ``.env`` is docker compose's (its
 ``env_file``), whose hosts (``postgres``, ``redis``) exist only inside compose; reading it here made
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+
+from config.settings.checks import parse_ice_servers
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -326,6 +329,16 @@ AWAY_GRACE_SECONDS = env.float("AWAY_GRACE_SECONDS", default=10.0)
 # Prometheus metrics (config/metrics.py): GET /metrics with "Authorization: Bearer <METRICS_TOKEN>";
 # without METRICS_TOKEN the endpoint is off (404). Multi-process: PROMETHEUS_MULTIPROC_DIR (README.md).
 METRICS_TOKEN = env("METRICS_TOKEN", default="")
+
+# Voice at the table (docs/voice.md): the ICE servers handed to the clients (GET /api/rooms/{code}/voice),
+# a JSON list of {urls, username?, credential?}; none (default): host candidates only (a LAN, one machine).
+VOICE_ICE_SERVERS = parse_ice_servers(env("VOICE_ICE_SERVERS", default="[]"))
+# A voice signalling message's most bytes (its JSON), and the per-socket rate of voice messages: a bucket
+# of VOICE_SIGNAL_BURST messages refilled at VOICE_SIGNAL_PER_SECOND (a voice_join costs VOICE_JOIN_COST).
+VOICE_SIGNAL_MAX_BYTES = env.int("VOICE_SIGNAL_MAX_BYTES", default=16 * 1024)
+VOICE_SIGNAL_BURST = env.int("VOICE_SIGNAL_BURST", default=120)
+VOICE_SIGNAL_PER_SECOND = env.float("VOICE_SIGNAL_PER_SECOND", default=12.0)
+VOICE_JOIN_COST = env.int("VOICE_JOIN_COST", default=20)
 
 # LOG_FORMAT: "plain" (default) or "json" (one JSON object a line; game lines carry game_id and seq).
 LOG_FORMAT = env("LOG_FORMAT", default="plain")

@@ -21,7 +21,8 @@ pytestmark = pytest.mark.django_db
 # Written out by hand from API.md: 6 characters, no 0/O, no 1/I/L.
 ALPHABET = set("ABCDEFGHJKMNPQRSTUVWXYZ23456789")
 ROOM_KEYS = {"code", "invite_url", "game", "host", "seats", "seats_auto", "rules", "turn_seconds", "ranked", "cpu_level",
-             "cpu_speed", "status", "game_id", "version", "spectators_allowed", "spectators"}
+             "cpu_speed", "status", "game_id", "version", "spectators_allowed", "spectators",
+             "voice_allowed"}
 
 
 def _seat_users(room: dict) -> list:
