@@ -55,11 +55,11 @@ class VoiceSocketMixin:
                 room_id=self.room_id, user=user, seat=self.seat, channel=self.channel_name)
             joined = self.voice_seat != self.seat
             self.voice_seat, self.voice_renewed = self.seat, time.monotonic()
-            await self.send_json({"type": "voice_peers", "seats": seats})
             if replaced is not None:
                 await self.channel_layer.send(replaced, {"type": "voice.replaced", "room_id": self.room_id})
-            if joined or replaced is not None:
+            if joined or replaced is not None:  # published before the joiner can send its offers
                 await self._voice_announce({"type": "voice_joined", "seat": self.seat})
+            await self.send_json({"type": "voice_peers", "seats": seats})
         elif kind == "voice_leave":
             await self.voice_quit("left")
         else:

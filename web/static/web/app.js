@@ -1,6 +1,7 @@
 // The web client: one page, the public REST API and the room WebSocket only (README.md "Playing").
 // Texts go through Django's JavaScript catalogue (gettext, interpolate from /jsi18n/).
 import { cardBackSvg, cardSvg, dieSvg, parseCard, rankLabel, SUITS } from "./cards.js";
+import { createVoice } from "./voice.js";
 
 const gettext = window.gettext || ((s) => s);
 const interpolate = window.interpolate || ((fmt, obj) => fmt.replace(/%\((\w+)\)s/g, (_, k) => obj[k]));
@@ -439,10 +440,12 @@ function openRoom(room) {
 }
 
 function leaveRoomView() {
+  voice.leave();
   if (S.code) { closeSocket(); S.code = null; S.room = null; S.view = null; S.watching = false; }
 }
 
 function closeSocket() {
+  voice.socketClosed();
   clearInterval(S.pingTimer);
   if (S.ws) { S.ws.onclose = null; S.ws.close(); S.ws = null; }
 }
@@ -463,6 +466,7 @@ function connect() {
   ws.onclose = (ev) => {
     clearInterval(S.pingTimer);
     if (S.ws !== ws || S.code !== code) return;
+    voice.socketClosed();
     S.ws = null;
     if (ev.code === 4401) { toast(gettext("Please sign in again.")); signedOut(); return; }
     if (ev.code === 4403 || ev.code === 4404) {
@@ -484,6 +488,7 @@ function send(msg) {
 }
 
 function onMessage(msg) {
+  if (typeof msg.type === "string" && msg.type.startsWith("voice_") && voice.onMessage(msg)) return;
   if (msg.type === "room") {
     if (!S.room || msg.room.version >= S.room.version || msg.room.code !== S.room.code) S.room = msg.room;
     renderRoom();
@@ -515,6 +520,7 @@ function onMessage(msg) {
   } else if (msg.type === "queue" && msg.status === "matched") {
     enterRoom(msg.room);
   } else if (msg.type === "error") {
+    voice.onError(msg);
     S.sent = null;
     if (msg.view) takeView(msg.view, []); else renderRoom();
     if (msg.code !== "stale_seq") toast(errorText({ body: msg }));
@@ -567,8 +573,14 @@ function renderRoom() {
   else if (room.spectators_allowed) body.appendChild(renderWatchLink(room));
   if (hasView && S.motion && S.motion.payments) flyPayments(body.querySelector(".felt"), S.view, S.motion.payments);
   S.motion = null;
+  voice.render($("#voice"), room, h);
   if (focused) { const el = document.getElementById(focused); if (el) el.focus({ preventScroll: true }); }
   tick();
+}
+
+function mySeat() {
+  const seat = S.room && S.me && S.room.seats.find((x) => x.user && x.user.id === S.me.id && !x.left);
+  return seat ? seat.index : null;
 }
 
 function renderLobby(room, afterGame) {
@@ -1837,5 +1849,12 @@ async function resume() {
   }
   route();
 }
+
+const voice = createVoice({
+  send, api, gettext, fmt, toast, seatName, mySeat, isHost,
+  code: () => S.code,
+  patchRoom: (body) => roomCall("PATCH", "", body),
+  onChange: () => { if (S.room && !$("#screen-room").hidden) voice.render($("#voice"), S.room, h); },
+});
 
 start();

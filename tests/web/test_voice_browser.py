@@ -1,0 +1,131 @@
+"""Voice at the table in a real browser (Debian's Chromium with its fake microphone) against the real
+service: two seated players join voice and each page's ``RTCPeerConnection.getStats()`` shows inbound audio
+bytes growing; a third joins and connects to both; one who leaves is dropped by the others; a banned
+player's peers close their connection to it. Screenshots (desktop and phone) go to var/artifacts/."""
+
+import os
+
+import pytest
+from channels.layers import channel_layers
+
+from accounts import sanctions
+from accounts.models import User
+from tests.factories import UserFactory
+from tests.web.conftest import CHROMIUM_ARGS, chromium_path
+
+pytestmark = [pytest.mark.e2e, pytest.mark.postgres, pytest.mark.browser, pytest.mark.redis,
+              pytest.mark.django_db(transaction=True)]
+
+FAKE_MEDIA = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+              "--autoplay-policy=no-user-gesture-required"]
+WAIT_SECONDS = 45  # an upper bound for ICE and the first audio packets, far above what they take
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+# True once the connection to ``seat`` has received audio bytes and, read again later, more of them.
+GROWING = """async (seat) => {
+  const pc = window.chinchiVoice && window.chinchiVoice.connections()[seat];
+  if (!pc) return false;
+  let bytes = 0;
+  (await pc.getStats()).forEach((r) => { if (r.type === "inbound-rtp" && r.kind === "audio") bytes += r.bytesReceived || 0; });
+  const first = (window.__inboundFirst = window.__inboundFirst || {});
+  if (!(seat in first) || first[seat].pc !== pc) { if (bytes > 0) first[seat] = { pc, bytes }; return false; }
+  return bytes > first[seat].bytes;
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium for the module with the fake microphone and its permission granted (the
+    ``browser`` fixture of tests/web/conftest.py, plus the media flags)."""
+    from playwright.sync_api import sync_playwright
+
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_playwright() as p:
+            b = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS + FAKE_MEDIA)
+            yield b
+            b.close()
+    finally:
+        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+
+
+def _page(browser, viewport):
+    ctx = browser.new_context(viewport=viewport, locale="en-US", has_touch=viewport is PHONE)
+    page = ctx.new_page()
+    page.set_default_timeout(20_000)
+    return page
+
+
+def _guest(page, url: str, name: str) -> None:
+    page.goto(url)
+    page.fill("#guest-name", name)
+    page.click("#guest-form button[type=submit]")
+
+
+def _inbound_growing(page, seat: int) -> None:
+    """Wait until the page's connection to ``seat`` has received audio bytes, then more."""
+    page.evaluate("(seat) => { if (window.__inboundFirst) delete window.__inboundFirst[seat]; }", seat)
+    page.wait_for_function(GROWING, arg=seat, polling=250, timeout=WAIT_SECONDS * 1000)
+
+
+def _dropped(page, seat: int) -> None:
+    page.wait_for_function("(seat) => !(seat in window.chinchiVoice.connections())", arg=seat)
+    page.wait_for_selector(f'#voice-list [data-seat="{seat}"]', state="detached")
+
+
+def _ban_through_the_servers_layer(settings, user) -> None:
+    """Ban ``user``: its sockets on the live server close (4409) through the server's own channel layer
+    (channels-redis pub/sub on REDIS_URL, as config.settings.base sets it), not the tests' layer."""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+                                           "CONFIG": {"hosts": [os.environ["REDIS_URL"]]}}}
+    channel_layers.backends.clear()
+    try:
+        moderator = UserFactory(display_name="Mod", is_staff=True)
+        sanctions.user_ban(user=user, by=moderator, reason="abuse in voice")
+    finally:
+        channel_layers.backends.clear()
+
+
+def test_three_players_talk_a_leaver_is_dropped_and_a_banned_players_peers_close(server, browser, artifacts,
+                                                                                   settings):
+    ana, ben, cai = _page(browser, DESKTOP), _page(browser, PHONE), _page(browser, DESKTOP)
+    _guest(ana, server, "Ana")
+    ana.check("#create-game-chinchirorin")
+    ana.click("#create-button")
+    link = ana.input_value("#invite-url")
+    _guest(ben, link, "Ben")
+    _guest(cai, link, "Cai")
+    for page in (ana, ben, cai):
+        page.wait_for_selector("#voice-join")
+    assert ana.evaluate("window.chinchiVoice.state()") == "off"  # nobody's microphone before "Join voice"
+
+    ana.click("#voice-join")
+    ben.click("#voice-join")
+    _inbound_growing(ana, 1)
+    _inbound_growing(ben, 0)
+    cai.wait_for_selector('#voice-list [data-seat="1"]')  # not in voice, Cai sees who is
+
+    cai.click("#voice-join")  # the third connects to both
+    _inbound_growing(cai, 0)
+    _inbound_growing(cai, 1)
+    _inbound_growing(ana, 2)
+    _inbound_growing(ben, 2)
+    for page, others in ((ana, (1, 2)), (ben, (0, 2)), (cai, (0, 1))):
+        for seat in others:
+            page.wait_for_selector(f'#voice-list [data-seat="{seat}"][data-state="connected"]')
+    ana.wait_for_selector("#voice-list .voice-peer.speaking")  # the fake microphone's beeps
+    ana.screenshot(path=artifacts / "voice-desktop.png", full_page=True)
+    ben.screenshot(path=artifacts / "voice-phone.png", full_page=True)
+
+    ben.click("#voice-leave")  # dropped by the others
+    _dropped(ana, 1)
+    _dropped(cai, 1)
+    ben.wait_for_selector("#voice-join")
+    assert ben.evaluate("Object.keys(window.chinchiVoice.connections()).length") == 0
+    _inbound_growing(ana, 2)  # the others still talk
+
+    _ban_through_the_servers_layer(settings, User.objects.get(display_name="Cai"))
+    _dropped(ana, 2)
+    assert ana.evaluate("Object.keys(window.chinchiVoice.connections()).length") == 0
+    cai.wait_for_function("window.chinchiVoice.state() === 'off'")
