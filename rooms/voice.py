@@ -57,15 +57,24 @@ def voice_seats(room_id: int) -> list[int]:
     return sorted(voice_members(room_id))
 
 
+def peers_message(members: dict[int, dict]) -> dict:
+    """The ``voice_peers`` message of ``members`` (:func:`voice_members`): ``{type, seats, peers: [{seat,
+    session}]}`` in seat order (``session``: the id of that seat's join, growing with each join)."""
+    seats = sorted(members)
+    return {"type": "voice_peers", "seats": seats,
+            "peers": [{"seat": seat, "session": members[seat].get("session")} for seat in seats]}
+
+
 def _end_session(entry: dict, reason: str) -> None:
     VoiceSession.objects.filter(pk=entry.get("session"), left_at__isnull=True).update(
         left_at=timezone.now(), left_reason=reason)
 
 
-def voice_join(*, room_id: int, user, seat: int, channel: str) -> tuple[list[int], str | None]:
+def voice_join(*, room_id: int, user, seat: int, channel: str) -> tuple[dict[int, dict], int, str | None]:
     """Put seat ``seat`` of ``user`` (read fresh by the caller) in the room's voice through the socket
-    ``channel``; returns ``(the seats in voice now, the channel of this seat's socket that was in voice
-    before and is replaced, or None)``. Idempotent for the same socket. Records a :class:`VoiceSession`.
+    ``channel``; returns ``(voice_members now, this join's session id, the channel of this seat's socket
+    that was in voice before and is replaced, or None)``. Idempotent for the same socket. Records a
+    :class:`VoiceSession`.
 
     Raises 403 ``banned`` / ``suspended`` / ``muted`` (``until``), 404 ``not_found`` (room closed), 409
     ``voice_off``, 403 ``not_a_player`` (the user does not hold that seat)."""
@@ -74,7 +83,7 @@ def voice_join(*, room_id: int, user, seat: int, channel: str) -> tuple[list[int
         raise standing_error(refusal)
     room = Room.objects.filter(pk=room_id).only("voice_allowed", "status").first()
     if room is None or room.status == RoomStatus.CLOSED:
-        raise ApiError("not_found", "Room not found.", 404)
+        raise ApiError("not_found", "No such room.", 404)
     if not room.voice_allowed:
         raise ApiError("voice_off", "The host turned voice off in this room.", 409)
     if not Seat.objects.filter(room_id=room_id, index=seat, user=user, left=False).exists():
@@ -83,7 +92,7 @@ def voice_join(*, room_id: int, user, seat: int, channel: str) -> tuple[list[int
     old = cache.get(key)
     if old is not None and old.get("channel") == channel:
         cache.touch(key, voice_ttl())
-        return voice_seats(room_id), None
+        return voice_members(room_id), old.get("session"), None
     session = VoiceSession.objects.create(room_id=room_id, user=user, seat=seat)
     cache.set(key, {"user_id": user.pk, "channel": channel, "session": session.pk, "since": time.time()},
               timeout=voice_ttl())
@@ -91,7 +100,7 @@ def voice_join(*, room_id: int, user, seat: int, channel: str) -> tuple[list[int
     if old is not None:
         _end_session(old, "replaced")
         replaced = old.get("channel")
-    return voice_seats(room_id), replaced
+    return voice_members(room_id), session.pk, replaced
 
 
 def voice_leave(*, room_id: int, seat: int, channel: str, reason: str) -> bool:
@@ -126,7 +135,7 @@ def voice_route(*, room_id: int, seat: int, channel: str, to_seat: int) -> str:
     if mine is None or mine.get("channel") != channel:
         raise ApiError("voice_not_joined", "Join voice first (voice_join).", 409)
     if to_seat == seat or to_seat not in members:
-        raise ApiError("not_in_voice", f"Seat {to_seat} is not in voice.", 409,
+        raise ApiError("not_in_voice", "That seat is not in voice.", 409,
                        fields={"to_seat": ["A seat in voice, not yours."]})
     return members[to_seat]["channel"]
 
@@ -135,7 +144,7 @@ def _opt_str(value, name: str, most: int) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or len(value) > most:
-        raise invalid_field(name, f"A string of at most {most} characters, or null.")
+        raise invalid_field(name, "A short string, or null.")
     return value
 
 
@@ -147,10 +156,10 @@ def clean_signal(content: dict) -> tuple[int, dict]:
     ``invalid`` naming the key."""
     most = settings.VOICE_SIGNAL_MAX_BYTES
     if len(json.dumps(content, ensure_ascii=False).encode("utf-8", "surrogatepass")) > most:
-        raise ApiError("too_large", f"A voice signal is at most {most} bytes.", 413)
+        raise ApiError("too_large", "The voice signal is too large.", 413, extra={"max_bytes": most})
     to_seat = content.get("to_seat")
     if type(to_seat) is not int or not 0 <= to_seat < MAX_SEATS:
-        raise invalid_field("to_seat", f"A seat index, 0 to {MAX_SEATS - 1}.")
+        raise invalid_field("to_seat", "A seat index, 0 to 7.")
     extra = sorted(set(content) - {"type", "to_seat", "sdp", "candidate"})
     if extra:
         raise invalid_field(extra[0], "Unknown field; send to_seat and one of sdp, candidate.")

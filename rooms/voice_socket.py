@@ -5,9 +5,9 @@ sdp | candidate}`` (:func:`rooms.voice.clean_signal`). Each counts against the s
 :class:`~rooms.voice.SignalBucket` (a join costs ``VOICE_JOIN_COST``); a spectator's is refused (403
 ``not_a_player``).
 
-Server → client: ``voice_peers {seats}`` (the seats in voice: the answer to ``voice_join``, and on connect
-when anyone is in voice), ``voice_joined {seat}`` and ``voice_left {seat, reason}`` (to every seated socket
-of the room; ``reason``: ``left``, ``closed``, ``voice_off``, ``muted``, ``seat``, ``replaced``),
+Server → client: ``voice_peers {seats, peers: [{seat, session}]}`` (the seats in voice: the answer to
+``voice_join``, and on connect when anyone is in voice), ``voice_joined {seat, session}`` and ``voice_left
+{seat, reason, session}`` (to every seated socket of the room; ``session``: the id of that join, growing; ``reason``: ``left``, ``closed``, ``voice_off``, ``muted``, ``seat``, ``replaced``),
 ``voice_signal {from_seat, sdp | candidate}`` (only to the socket in voice for ``to_seat``).
 
 Group messages: ``voice.presence`` (``{payload}`` to ``room-<code>``), ``voice.signal`` (``{room_id,
@@ -36,6 +36,7 @@ class VoiceSocketMixin:
     ``channel_name``, ``channel_layer`` and ``send_json`` of the consumer."""
 
     voice_seat: int | None = None  # the seat this socket is in voice for
+    voice_session: int | None = None  # the id of its join (rooms.models.VoiceSession)
     voice_bucket: voice.SignalBucket | None = None
     voice_renewed = 0.0
 
@@ -51,15 +52,15 @@ class VoiceSocketMixin:
             raise ApiError("not_a_player", "Only the seated players have voice.", 403)
         if kind == "voice_join":
             user = await db_call(current_user)()
-            seats, replaced = await db_call(voice.voice_join)(
+            members, session, replaced = await db_call(voice.voice_join)(
                 room_id=self.room_id, user=user, seat=self.seat, channel=self.channel_name)
             joined = self.voice_seat != self.seat
-            self.voice_seat, self.voice_renewed = self.seat, time.monotonic()
+            self.voice_seat, self.voice_session, self.voice_renewed = self.seat, session, time.monotonic()
             if replaced is not None:
                 await self.channel_layer.send(replaced, {"type": "voice.replaced", "room_id": self.room_id})
             if joined or replaced is not None:  # published before the joiner can send its offers
-                await self._voice_announce({"type": "voice_joined", "seat": self.seat})
-            await self.send_json({"type": "voice_peers", "seats": seats})
+                await self._voice_announce({"type": "voice_joined", "seat": self.seat, "session": session})
+            await self.send_json(voice.peers_message(members))
         elif kind == "voice_leave":
             await self.voice_quit("left")
         else:
@@ -85,7 +86,8 @@ class VoiceSocketMixin:
             return
         if not held:  # expired: out of voice, as the others see it
             seat, self.voice_seat = self.voice_seat, None
-            await self.send_json({"type": "voice_left", "seat": seat, "reason": "closed"})
+            await self.send_json({"type": "voice_left", "seat": seat, "reason": "closed",
+                                  "session": self.voice_session})
 
     async def voice_quit(self, reason: str) -> None:
         """Leave voice (if in it) and tell the room's seated sockets ``voice_left``. Never raises."""
@@ -96,7 +98,8 @@ class VoiceSocketMixin:
             left = await db_call(voice.voice_leave)(room_id=self.room_id, seat=seat, channel=self.channel_name,
                                                     reason=reason)
             if left:
-                await self._voice_announce({"type": "voice_left", "seat": seat, "reason": reason})
+                await self._voice_announce({"type": "voice_left", "seat": seat, "reason": reason,
+                                            "session": self.voice_session})
         except Exception:
             logger.exception("could not take room %s seat %s out of voice", self.room_id, seat)
 
@@ -113,9 +116,9 @@ class VoiceSocketMixin:
 
     async def voice_snapshot(self) -> None:
         """On connect, for a seated socket: ``voice_peers`` when anyone is in the room's voice."""
-        seats = await db_call(voice.voice_seats)(self.room_id)
-        if seats:
-            await self.send_json({"type": "voice_peers", "seats": seats})
+        members = await db_call(voice.voice_members)(self.room_id)
+        if members:
+            await self.send_json(voice.peers_message(members))
 
     async def _voice_announce(self, payload: dict) -> None:
         await self.channel_layer.group_send(self.room_group, {"type": "voice.presence", "payload": payload})
@@ -135,7 +138,8 @@ class VoiceSocketMixin:
         """Another socket of the same seat joined voice: this one is out (its record ended already)."""
         if self.voice_seat is not None and event.get("room_id") == self.room_id:
             seat, self.voice_seat = self.voice_seat, None
-            await self.send_json({"type": "voice_left", "seat": seat, "reason": "replaced"})
+            await self.send_json({"type": "voice_left", "seat": seat, "reason": "replaced",
+                                  "session": self.voice_session})
 
     async def voice_revoke(self, event) -> None:
         """The user was muted: out of voice at once, with the ``error`` saying why."""

@@ -55,6 +55,11 @@ async def _no_signal(comm, kind: str = "voice_signal") -> None:
     assert not [m for m in got if m["type"].startswith(kind)], got
 
 
+def _seat(msg: dict) -> tuple:
+    """``(type, seat)`` of a voice_joined / voice_left (``reason`` too), without the session id."""
+    return (msg.get("type"), msg.get("seat"), msg.get("reason"))
+
+
 def _type(kind):
     return lambda m: m["type"] == kind
 
@@ -81,12 +86,16 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("
 async def test_signals_go_only_to_the_addressed_seat_in_voice_and_never_to_spectators(table):
     room, (ann, bob, cy), watcher = table
     a, b, c, w = [await _open(room.code, u) for u in (ann, bob, cy, watcher)]
-    assert (await _join(a))["seats"] == [0]
-    assert await _until(b, _type("voice_joined")) == {"type": "voice_joined", "seat": 0}
-    assert await _until(c, _type("voice_joined")) == {"type": "voice_joined", "seat": 0}
-    assert (await _join(b))["seats"] == [0, 1]
-    await _until(a, lambda m: m == {"type": "voice_joined", "seat": 1})
-    await _until(c, lambda m: m == {"type": "voice_joined", "seat": 1})
+    peers = await _join(a)
+    session = peers["peers"][0]["session"]
+    assert peers == {"type": "voice_peers", "seats": [0], "peers": [{"seat": 0, "session": session}]}
+    assert await _until(b, _type("voice_joined")) == {"type": "voice_joined", "seat": 0, "session": session}
+    assert _seat(await _until(c, _type("voice_joined"))) == ("voice_joined", 0, None)
+    peers = await _join(b)
+    assert peers["seats"] == [0, 1] and peers["peers"][0]["session"] == session
+    assert peers["peers"][1]["session"] > session  # each join's id grows
+    await _until(a, lambda m: _seat(m) == ("voice_joined", 1, None))
+    await _until(c, lambda m: _seat(m) == ("voice_joined", 1, None))
 
     await a.send_json_to({"type": "voice_signal", "to_seat": 1, "sdp": OFFER})
     assert await _until(b, _type("voice_signal")) == {"type": "voice_signal", "from_seat": 0, "sdp": OFFER}
@@ -118,7 +127,7 @@ async def test_malformed_and_oversize_signals_are_refused_and_relay_nothing(tabl
     a, b = await _open(room.code, ann), await _open(room.code, bob)
     await _join(a)
     await _join(b)
-    await _until(a, lambda m: m == {"type": "voice_joined", "seat": 1})
+    await _until(a, lambda m: _seat(m) == ("voice_joined", 1, None))
     bad = [
         ({"to_seat": "1", "sdp": OFFER}, "invalid", "to_seat"),
         ({"to_seat": 9, "sdp": OFFER}, "invalid", "to_seat"),
@@ -170,10 +179,10 @@ async def test_a_closed_socket_leaves_voice_and_the_record_keeps_who_and_when(ta
     await _join(a)
     await _join(b)
     late = await _open(room.code, ann)  # a second socket of Ann's seat sees who is in voice on connect
-    assert await _until(late, _type("voice_peers")) == {"type": "voice_peers", "seats": [0, 1]}
+    assert (await _until(late, _type("voice_peers")))["seats"] == [0, 1]
     await late.disconnect()
     await b.disconnect()
-    assert await _until(a, _type("voice_left")) == {"type": "voice_left", "seat": 1, "reason": "closed"}
+    assert _seat(await _until(a, _type("voice_left"))) == ("voice_left", 1, "closed")
     await a.send_json_to({"type": "voice_signal", "to_seat": 1, "sdp": OFFER})
     assert (await _until(a, _type("error")))["code"] == "not_in_voice"
     await a.send_json_to({"type": "voice_leave"})
@@ -194,7 +203,7 @@ async def test_a_muted_user_cannot_join_and_a_mute_takes_them_out_at_once(table)
                                                       until=timezone.now() + timedelta(hours=1))
     err = await _until(b, _type("error"))
     assert err["code"] == "muted" and err["until"]
-    assert await _until(a, _type("voice_left")) == {"type": "voice_left", "seat": 1, "reason": "muted"}
+    assert _seat(await _until(a, _type("voice_left"))) == ("voice_left", 1, "muted")
     await b.send_json_to({"type": "voice_join"})
     assert (await _until(b, _type("error")))["code"] == "muted"
     # Cy was muted before: refused too, and nobody hears of a join.
@@ -205,7 +214,7 @@ async def test_a_muted_user_cannot_join_and_a_mute_takes_them_out_at_once(table)
     got = []
     while not await a.receive_nothing(timeout=0.3):
         got.append(await a.receive_json_from(timeout=TIMEOUT))
-    assert {"type": "voice_joined", "seat": 2} not in got
+    assert ("voice_joined", 2, None) not in [_seat(m) for m in got if m["type"] == "voice_joined"]
     assert await database_sync_to_async(
         lambda: VoiceSession.objects.get(user=bob).left_reason)() == "muted"
     for comm in (a, b, c):
@@ -219,7 +228,7 @@ async def test_a_ban_closes_the_socket_and_tells_the_peers(table):
     await _join(a)
     await _join(b)
     await database_sync_to_async(sanctions.user_ban)(user=bob, by=moderator, reason="abuse")
-    assert await _until(a, _type("voice_left")) == {"type": "voice_left", "seat": 1, "reason": "sanction"}
+    assert _seat(await _until(a, _type("voice_left"))) == ("voice_left", 1, "sanction")
     out = None
     while out is None or out["type"] != "websocket.close":
         out = await b.receive_output(timeout=TIMEOUT)
@@ -248,7 +257,7 @@ async def test_a_second_socket_of_a_seat_takes_its_voice_over(table):
     await _join(b)
     a2 = await _open(room.code, ann)
     assert (await _join(a2))["seats"] == [0, 1]
-    assert await _until(a1, _type("voice_left")) == {"type": "voice_left", "seat": 0, "reason": "replaced"}
+    assert _seat(await _until(a1, _type("voice_left"))) == ("voice_left", 0, "replaced")
     await b.send_json_to({"type": "voice_signal", "to_seat": 0, "sdp": OFFER})
     assert (await _until(a2, _type("voice_signal")))["from_seat"] == 1
     await _no_signal(a1)

@@ -12,6 +12,8 @@ export function createVoice(ctx) {
     stream: null,  // the microphone
     ice: [],
     inVoice: new Set(),  // seats in voice, as the server says
+    sessions: {},  // seat -> the id of its latest join known here (messages about older joins are late)
+    mySession: null,  // this page's join
     peers: new Map(),  // seat -> { pc, audio, analyser, pending: [], level }
     selfMuted: false,
     peerMuted: {},  // seat -> bool (local only)
@@ -20,7 +22,10 @@ export function createVoice(ctx) {
     localAnalyser: null,
     meter: null,
     speaking: new Set(),  // seats speaking now ("me" for this page's own)
+    log: [],  // the last voice messages and closes, for the curious (window.chinchiVoice.log())
   };
+
+  function note(what) { V.log.push(what); if (V.log.length > 60) V.log.shift(); }
 
   function changed() { ctx.onChange(); }
 
@@ -88,9 +93,10 @@ export function createVoice(ctx) {
     if (V.audioCtx) { V.audioCtx.close().catch(() => {}); V.audioCtx = null; }
   }
 
-  function closePeer(seat) {
+  function closePeer(seat, why) {
     const p = V.peers.get(seat);
     if (!p) return;
+    note(`close ${seat}: ${why}`);
     V.peers.delete(seat);
     p.pc.onicecandidate = p.pc.ontrack = p.pc.onconnectionstatechange = null;
     p.pc.close();
@@ -99,9 +105,10 @@ export function createVoice(ctx) {
   }
 
   function stop() {  // out of voice on this page (the server is told by the caller when it has to be)
-    for (const seat of [...V.peers.keys()]) closePeer(seat);
+    for (const seat of [...V.peers.keys()]) closePeer(seat, "stop");
     stopLocal();
     V.state = "off";
+    V.mySession = null;
     V.speaking.clear();
     changed();
   }
@@ -183,29 +190,40 @@ export function createVoice(ctx) {
   // Returns true when the message was a voice message.
   function onMessage(msg) {
     const mine = ctx.mySeat();
+    note(msg.type === "voice_signal" ? `signal from ${msg.from_seat}: ${msg.sdp ? msg.sdp.type : "candidate"}`
+      : JSON.stringify(msg));
     if (msg.type === "voice_peers") {
       V.inVoice = new Set(msg.seats);
+      V.sessions = {};
+      for (const p of msg.peers || []) V.sessions[p.seat] = p.session;
       if (V.state === "joining" && msg.seats.includes(mine)) {
         V.state = "on";
-        for (const seat of msg.seats) if (seat !== mine) offer(seat).catch(() => closePeer(seat));
+        V.mySession = V.sessions[mine];
+        for (const seat of msg.seats) if (seat !== mine) offer(seat).catch((e) => closePeer(seat, String(e)));
       }
       changed();
     } else if (msg.type === "voice_joined") {
+      const known = V.sessions[msg.seat];
+      if (known !== undefined && msg.session <= known) return true;  // a join this page knew already
+      V.sessions[msg.seat] = msg.session;
       V.inVoice.add(msg.seat);
-      if (msg.seat !== mine) closePeer(msg.seat);  // joined again (another window): it offers anew
+      // The seat joined again (from another window) while this page talked to its last join: that one is
+      // gone, and the new one offers.
+      if (known !== undefined && msg.seat !== mine) closePeer(msg.seat, "joined again");
       changed();
     } else if (msg.type === "voice_left") {
-      V.inVoice.delete(msg.seat);
+      const current = msg.session === V.sessions[msg.seat];  // else an older join of the seat left
+      if (current) { V.inVoice.delete(msg.seat); delete V.sessions[msg.seat]; }
       if (msg.seat === mine) {
-        if (V.state !== "off") {
+        if (V.state !== "off" && (msg.session === V.mySession || (V.mySession === null && current))) {
           stop();
           const text = LEFT_TEXT[msg.reason];
           if (text) ctx.toast(text());
         }
-      } else closePeer(msg.seat);
+      } else if (current) closePeer(msg.seat, "left");
       changed();
     } else if (msg.type === "voice_signal") {
-      signal(msg).catch(() => {});
+      signal(msg).catch((e) => note(`signal failed: ${e}`));
     } else return false;
     return true;
   }
@@ -277,11 +295,12 @@ export function createVoice(ctx) {
   function onError(msg) { if (V.state === "joining" && JOIN_REFUSALS.has(msg.code)) { ctx.send({ type: "voice_leave" }); stop(); } }
 
   // The socket closed: the server took this page out of voice.
-  function socketClosed() { V.inVoice.clear(); if (V.state !== "off") stop(); }
+  function socketClosed() { V.inVoice.clear(); V.sessions = {}; if (V.state !== "off") stop(); }
 
   window.addEventListener("pagehide", leave);
   // For tests and the curious: the peer connections by seat.
-  window.chinchiVoice = { connections: () => Object.fromEntries([...V.peers].map(([s, p]) => [s, p.pc])), state: () => V.state };
+  window.chinchiVoice = { connections: () => Object.fromEntries([...V.peers].map(([s, p]) => [s, p.pc])),
+    state: () => V.state, log: () => V.log.slice() };
 
   return { onMessage, onError, render, leave, socketClosed };
 }
