@@ -9,6 +9,7 @@ import threading
 import pytest
 from channels.layers import channel_layers
 from django.db import connection
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from accounts import sanctions
 from accounts.models import User
@@ -71,6 +72,14 @@ def _inbound_growing(page, seat: int) -> None:
     page.wait_for_function(GROWING, arg=seat, polling=250, timeout=WAIT_SECONDS * 1000)
 
 
+def _shown_connected(page, seat: int) -> None:
+    """The page lists ``seat`` in voice with its connection up (on failure: the page's voice log)."""
+    try:
+        page.wait_for_selector(f'#voice-list [data-seat="{seat}"][data-state="connected"]')
+    except PlaywrightTimeout as exc:
+        raise AssertionError(f"seat {seat} not shown connected; {page.evaluate('window.chinchiVoice.log()')}") from exc
+
+
 def _dropped(page, seat: int) -> None:
     page.wait_for_function("(seat) => !(seat in window.chinchiVoice.connections())", arg=seat)
     page.wait_for_selector(f'#voice-list [data-seat="{seat}"]', state="detached")
@@ -126,11 +135,7 @@ def test_three_players_talk_a_leaver_is_dropped_and_a_banned_players_peers_close
     _inbound_growing(ben, 2)
     for page, others in ((ana, (1, 2)), (ben, (0, 2)), (cai, (0, 1))):
         for seat in others:
-            try:
-                page.wait_for_selector(f'#voice-list [data-seat="{seat}"][data-state="connected"]')
-            except Exception:
-                print("DEBUG", page is ana, page is ben, seat, page.evaluate("window.chinchiVoice.log()"), ben.evaluate("window.chinchiVoice.log()"))
-                raise
+            _shown_connected(page, seat)
     ana.wait_for_selector("#voice-list .voice-peer.speaking")  # the fake microphone's beeps
     ana.screenshot(path=artifacts / "voice-desktop.png", full_page=True)
     ben.screenshot(path=artifacts / "voice-phone.png", full_page=True)

@@ -242,10 +242,15 @@ export function createVoice(ctx) {
   }
 
   // The panel: join / leave / mute me, and who is in voice (speaking, mute, volume for each other seat).
+  let drawn = "";  // what the panel shows now: it is not rebuilt (a slider being dragged) when that is unchanged
   function render(box, room, h) {
     const mine = ctx.mySeat();
     box.hidden = mine === null;
     if (mine === null) return;
+    const shown = JSON.stringify([mine, room.voice_allowed, V.state, V.selfMuted, ctx.isHost(), V.peerMuted,
+      [...V.inVoice].sort().map((seat) => [seat, ctx.seatName(seat), V.peers.has(seat) && V.peers.get(seat).pc.connectionState])]);
+    if (shown === drawn && box.firstChild) return;
+    drawn = shown;
     const parts = [];
     const buttons = h("div", { class: "voice-controls" });
     if (!room.voice_allowed) {
