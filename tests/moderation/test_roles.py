@@ -24,6 +24,8 @@ MODERATORS = {
     # tournaments (tournaments 0002): see tournaments, their entrants and tables; cancel, remove a player
     "tournaments.view_tournament", "tournaments.view_tournamentplayer", "tournaments.view_tournamenttable",
     "tournaments.moderate_tournament",
+    # voice (rooms 0007): read who joined voice where and when
+    "rooms.view_voicesession",
 }
 
 
@@ -37,7 +39,8 @@ def test_the_moderators_group_has_exactly_its_permissions(moderator):
 
 
 @pytest.mark.parametrize("path", ["/admin/", "/admin/rooms/room/", "/admin/games/game/", "/admin/rooms/chatmessage/",
-                                  "/admin/moderation/report/", "/admin/auditlog/logentry/"])
+                                  "/admin/moderation/report/", "/admin/auditlog/logentry/",
+                                  "/admin/rooms/voicesession/"])
 def test_moderator_and_superuser_read_the_admin_a_player_cannot(boss, mod, nobody, path):
     assert boss.get(path).status_code == 200
     assert mod.get(path).status_code == 200

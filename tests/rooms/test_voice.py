@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from channels.db import database_sync_to_async
 from django.core.exceptions import ImproperlyConfigured
+from django.test import Client
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
@@ -318,3 +319,15 @@ def test_signal_bucket_refills_at_its_rate():
 def test_clean_signal_keeps_only_the_known_keys():
     assert clean_signal({"type": "voice_signal", "to_seat": 3, "candidate": {"candidate": "c"}}) == (
         3, {"candidate": {"candidate": "c", "sdpMid": None, "sdpMLineIndex": None, "usernameFragment": None}})
+
+
+def test_the_moderators_record_is_read_only_in_the_admin(table):
+    room, (ann, _bob, _cy), _w = table
+    row = VoiceSession.objects.create(room=room, user=ann, seat=0)
+    boss = Client()
+    boss.force_login(UserFactory(display_name="Boss", is_staff=True, is_superuser=True))
+    page = boss.get("/admin/rooms/voicesession/")
+    assert page.status_code == 200 and room.code in page.content.decode()
+    detail = boss.get(f"/admin/rooms/voicesession/{row.pk}/change/")
+    assert detail.status_code == 200 and b'name="_save"' not in detail.content
+    assert boss.get("/admin/rooms/voicesession/add/").status_code == 403
