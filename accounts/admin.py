@@ -6,10 +6,13 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.core.exceptions import ValidationError
+from django.template.response import TemplateResponse
 from django.utils import timezone
 
 from accounts import sanctions
 from accounts.models import IpBlock, Sanction, User
+from accounts.ranks import rank_refusal
+from config.errors import ApiError
 from moderation.selectors import user_overview
 
 
@@ -63,20 +66,39 @@ class UserAdmin(BaseUserAdmin):
 
 
 class SanctionForm(forms.ModelForm):
-    """A new sanction: user, kind, reason and (mute, suspend) an end time in the future."""
+    """A new sanction: user, kind, reason, (mute, suspend) an end time in the future and, when a longer
+    sanction of the same kind is in force, ``replaces`` naming it. ``actor``: the staff user adding it
+    (ranks checked, :mod:`accounts.ranks`)."""
+
+    replaces = forms.IntegerField(required=False, min_value=1, label="Replaces sanction #",
+                                  help_text="Only when asked: the number of a longer sanction in force that this "
+                                            "one replaces.")
 
     class Meta:
         model = Sanction
         fields = ["user", "kind", "reason", "until"]
 
+    actor = None
+
     def clean(self):
         data = super().clean()
-        kind, until = data.get("kind"), data.get("until")
+        kind, until, user = data.get("kind"), data.get("until"), data.get("user")
         if kind == Sanction.BAN and until is not None:
             self.add_error("until", "A ban is for good: leave the end time empty (suspend for a period).")
         elif kind in (Sanction.MUTE, Sanction.SUSPEND) and (until is None or until <= timezone.now()):
             self.add_error("until", "Give an end time in the future.")
+        elif user is not None and kind:
+            refusal = rank_refusal(actor=self.actor, target=user) or sanctions.sanction_conflict(
+                user=user, kind=kind, until=until, replaces=data.get("replaces"))
+            if refusal is not None:
+                self.add_error("replaces" if refusal.fields else "user", str(refusal.detail))
         return data
+
+
+class LiftForm(forms.Form):
+    """Why the sanctions are lifted (kept on each sanction and in the audit trail)."""
+
+    reason = forms.CharField(max_length=sanctions.REASON_MAX, widget=forms.TextInput(attrs={"size": 80}))
 
 
 class _RecordAdmin(admin.ModelAdmin):
@@ -99,10 +121,11 @@ def _lift_service(kind: str):
 
 @admin.register(Sanction)
 class SanctionAdmin(_RecordAdmin):
-    """Mute, suspend or ban through the services (their effects at once), and lift them."""
+    """Mute, suspend or ban through the services (their effects at once), and lift them with a reason.
+    A moderator sanctions players only; a superuser anyone but themselves (:mod:`accounts.ranks`)."""
 
     form = SanctionForm
-    list_display = ["id", "user", "kind", "reason", "until", "created_by", "created_at", "lifted_at"]
+    list_display = ["id", "user", "kind", "reason", "until", "created_by", "created_at", "lifted_at", "lift_reason"]
     list_filter = ["kind", ("lifted_at", admin.EmptyFieldListFilter)]
     search_fields = ["user__username", "user__display_name", "reason"]
     raw_id_fields = ["user"]
@@ -110,11 +133,20 @@ class SanctionAdmin(_RecordAdmin):
     record_fields = ["user", "kind", "reason", "until", "created_by", "created_at", "lifted_at", "lifted_by",
                      "lift_reason"]
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is None:
+            form = type("ActorSanctionForm", (form,), {"actor": request.user})
+        return form
+
+    def get_fields(self, request, obj=None):
+        return self.record_fields if obj is not None else ["user", "kind", "reason", "until", "replaces"]
+
     def save_model(self, request, obj, form, change):
         if change:
             return
         data = form.cleaned_data
-        kwargs = {"user": data["user"], "by": request.user, "reason": data["reason"]}
+        kwargs = {"user": data["user"], "by": request.user, "reason": data["reason"], "replaces": data.get("replaces")}
         if data["kind"] == Sanction.BAN:
             made = sanctions.user_ban(**kwargs)
         else:
@@ -124,12 +156,25 @@ class SanctionAdmin(_RecordAdmin):
 
     @admin.action(description="Lift the selected sanctions (and any of the same kind in force for that user)")
     def lift(self, request, queryset):
+        """A page asking the reason, then each sanction in force lifted through its service (ranks
+        checked: a refused one is named and left in force)."""
+        form = LiftForm(request.POST if "reason" in request.POST else None)
+        if not form.is_valid():
+            context = {**self.admin_site.each_context(request), "title": "Lift sanctions", "form": form,
+                       "queryset": queryset, "opts": self.model._meta,
+                       "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME}
+            return TemplateResponse(request, "admin/accounts/sanction/lift.html", context)
         lifted = 0
         for sanction in queryset.select_related("user"):
-            if sanction.in_force():
+            if not sanction.in_force():
+                continue
+            try:
                 lifted += _lift_service(sanction.kind)(user=sanction.user, by=request.user,
-                                                       reason="Lifted from the admin.")
+                                                       reason=form.cleaned_data["reason"])
+            except ApiError as exc:
+                self.message_user(request, f"Sanction #{sanction.pk}: {exc.detail}", messages.ERROR)
         self.message_user(request, f"{lifted} sanction(s) lifted.", messages.SUCCESS)
+        return None
 
 
 class IpBlockForm(forms.ModelForm):

@@ -40,6 +40,10 @@ class User(AbstractUser):
     def __str__(self) -> str:
         return f"{self.display_name} ({self.username})"
 
+    def get_additional_data(self) -> dict:
+        """The audit row's ``additional_data`` when staff edit an account (django-auditlog)."""
+        return {"action": "user_edit"}
+
 
 class InForceQuerySet(models.QuerySet):
     """Rows with ``until`` and ``lifted_at``: sanctions and IP blocks."""
@@ -89,6 +93,16 @@ class Sanction(InForceMixin, models.Model):
     def __str__(self) -> str:
         return f"{self.get_kind_display()} of user {self.user_id}"
 
+    def get_additional_data(self) -> dict:
+        """The audit row's ``additional_data`` (django-auditlog calls this on every save): ``action``
+        (``mute``/``suspend``/``ban``, ``<kind>_lift``, ``<kind>_replace`` or what the saving service set in
+        ``audit_action``) and ``reason`` (the lift's reason once lifted), with ``user_id`` and ``until``."""
+        lifted = self.lifted_at is not None
+        action = getattr(self, "audit_action", None) or (f"{self.kind}_lift" if lifted else self.kind)
+        until = self.until.isoformat() if self.until else None
+        return {"action": action, "reason": self.lift_reason if lifted else self.reason, "user_id": self.user_id,
+                "until": until}
+
 
 class IpBlock(InForceMixin, models.Model):
     """An address or network (CIDR, IPv4 or IPv6, stored normalised: ``"203.0.113.0/24"``) from which no
@@ -111,3 +125,8 @@ class IpBlock(InForceMixin, models.Model):
 
     def __str__(self) -> str:
         return self.network
+
+    def get_additional_data(self) -> dict:
+        """The audit row's ``additional_data``: ``action`` ``ip_block`` or ``ip_block_lift``, ``reason``."""
+        return {"action": "ip_block_lift" if self.lifted_at else "ip_block", "reason": self.reason,
+                "until": self.until.isoformat() if self.until else None}

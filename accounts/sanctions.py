@@ -22,7 +22,9 @@ Effects, after the transaction commits:
 - logout (``accounts.services.user_logout``) closes the sockets with 4401.
 
 Errors: :class:`django.core.exceptions.ValidationError` keyed by field (``reason`` blank, ``until``
-missing or not in the future, ``network`` not an address or CIDR network).
+missing or not in the future, ``network`` not an address or CIDR network); :class:`ApiError` 403
+``own_account`` / ``rank_forbidden`` (:mod:`accounts.ranks`) and 409 ``sanction_in_force`` (a longer
+sanction of the same kind is in force and ``replaces`` does not name it, :func:`sanction_conflict`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import IpBlock, Sanction, User
+from accounts.ranks import rank_check
 from accounts.signals import user_out
 from config.errors import ApiError
 from config.groups import group_send
@@ -175,24 +178,59 @@ def user_sockets_close_on_commit(user_id: int, close_code: int, refusal: dict | 
     transaction.on_commit(lambda: group_send(user_group(user_id), message))
 
 
-def _lift_in_force(user: User, kind: str, by, reason: str, now: datetime) -> int:
-    return Sanction.objects.in_force(now).filter(user=user, kind=kind).update(
-        lifted_at=now, lifted_by=by, lift_reason=reason[:REASON_MAX])
+def _lift_in_force(user: User, kind: str, by, reason: str, now: datetime, action: str | None = None) -> int:
+    """Lift ``user``'s sanctions of ``kind`` in force, each saved on its own so django-auditlog writes its
+    row (``action``: ``<kind>_lift`` unless given). Returns how many."""
+    rows = list(Sanction.objects.in_force(now).filter(user=user, kind=kind).select_for_update())
+    for row in rows:
+        row.lifted_at, row.lifted_by, row.lift_reason = now, by, reason[:REASON_MAX]
+        row.audit_action = action
+        row.save(update_fields=["lifted_at", "lifted_by", "lift_reason"])
+    return len(rows)
 
 
-def _sanction(user: User, kind: str, by, reason: str, until: datetime | None, now: datetime) -> Sanction:
-    _lift_in_force(user, kind, by, "Replaced by a new sanction of the same kind.", now)
+def _lasts_longer(row: Sanction, until: datetime | None) -> bool:
+    """``row`` (in force) ends after ``until`` (``None``: for good)."""
+    if row.until is None:
+        return until is not None
+    return until is not None and row.until > until
+
+
+def sanction_conflict(*, user, kind: str, until: datetime | None, replaces: int | None,
+                      now: datetime | None = None) -> ApiError | None:
+    """The 409 ``sanction_in_force`` error when ``user`` has a sanction of ``kind`` in force lasting longer
+    than ``until`` (``None``: for good) and ``replaces`` does not name it (its id); else ``None``. The
+    error's ``fields.replaces`` names it and ``sanction`` gives ``{"id", "kind", "until", "reason"}``."""
+    for row in Sanction.objects.in_force(now).filter(user=user, kind=kind):
+        if _lasts_longer(row, until) and replaces != row.pk:
+            ends = iso_ms(row.until) if row.until else "never"
+            message = (f"Sanction #{row.pk} ({row.kind}, ends {ends}, reason: {row.reason}) lasts longer. "
+                       f"To replace it, confirm with its number {row.pk}.")
+            return ApiError("sanction_in_force", message, 409, fields={"replaces": [message]},
+                            extra={"sanction": {"id": row.pk, "kind": row.kind, "until": iso_ms(row.until),
+                                                "reason": row.reason}})
+    return None
+
+
+def _sanction(user: User, kind: str, by, reason: str, until: datetime | None, now: datetime,
+              replaces: int | None = None) -> Sanction:
+    conflict = sanction_conflict(user=user, kind=kind, until=until, replaces=replaces, now=now)
+    if conflict is not None:
+        raise conflict
+    _lift_in_force(user, kind, by, "Replaced by a new sanction of the same kind.", now, action=f"{kind}_replace")
     return Sanction.objects.create(user=user, kind=kind, reason=reason, until=until, created_by=by,
                                    created_at=now)
 
 
 def _impose(user, by, kind: str, reason: str, until: datetime | None, now: datetime, fields: dict,
-            close_code: int | None = None) -> Sanction:
-    """Record the sanction, set the user's standing ``fields`` (on ``user`` too); with ``close_code``,
-    close the user's sockets after the commit and hand the seats to the CPU."""
+            close_code: int | None = None, replaces: int | None = None) -> Sanction:
+    """Record the sanction (ranks checked, :func:`accounts.ranks.rank_check`; a longer one in force is
+    replaced only when ``replaces`` names it), set the user's standing ``fields`` (on ``user`` too); with
+    ``close_code``, close the user's sockets after the commit and hand the seats to the CPU."""
+    rank_check(actor=by, target=user)
     with _actor(by):
         target = _locked(user)
-        sanction = _sanction(target, kind, by, reason, until, now)
+        sanction = _sanction(target, kind, by, reason, until, now, replaces)
         for name, value in fields.items():
             setattr(target, name, value)
             setattr(user, name, value)
@@ -204,14 +242,14 @@ def _impose(user, by, kind: str, reason: str, until: datetime | None, now: datet
 
 # ------------------------------------------------------------------------------------------ services
 @transaction.atomic
-def user_mute(*, user, by, reason: str, until: datetime) -> Sanction:
+def user_mute(*, user, by, reason: str, until: datetime, replaces: int | None = None) -> Sanction:
     """Mute ``user`` until ``until`` (aware datetime, in the future): no chat, over REST or socket
     (``403 muted`` with ``until``); playing is not affected. A mute in force is replaced. ``by``: the
     moderator (``None``: the system). Returns the new :class:`Sanction`. Raises ``ValidationError``
     (``reason``, ``until``)."""
     now = timezone.now()
     reason, until = _clean_reason(reason), _check_until(until, now)
-    return _impose(user, by, Sanction.MUTE, reason, until, now, {"muted_until": until})
+    return _impose(user, by, Sanction.MUTE, reason, until, now, {"muted_until": until}, replaces=replaces)
 
 
 @transaction.atomic
@@ -237,28 +275,31 @@ def user_standing_now(user_id: int, *, lock: bool = False) -> dict | None:
 
 
 @transaction.atomic
-def user_suspend(*, user, by, reason: str, until: datetime) -> Sanction:
+def user_suspend(*, user, by, reason: str, until: datetime, replaces: int | None = None) -> Sanction:
     """Suspend ``user`` until ``until`` (aware, in the future): every request with the user's token
     answers ``403 suspended`` with ``until``; open sockets close with 4410; seats go to the CPU; the
     ranked-queue entry is dropped. A suspension in force is replaced. Returns the :class:`Sanction`.
     Raises ``ValidationError`` (``reason``, ``until``)."""
     now = timezone.now()
     reason, until = _clean_reason(reason), _check_until(until, now)
-    return _impose(user, by, Sanction.SUSPEND, reason, until, now, {"suspended_until": until}, CLOSE_SUSPENDED)
+    return _impose(user, by, Sanction.SUSPEND, reason, until, now, {"suspended_until": until}, CLOSE_SUSPENDED,
+                   replaces)
 
 
 @transaction.atomic
-def user_ban(*, user, by, reason: str) -> Sanction:
+def user_ban(*, user, by, reason: str, replaces: int | None = None) -> Sanction:
     """Ban ``user`` for good: ``banned_at`` set and ``is_active`` off (no login, off the leaderboards);
     every request with the user's token answers ``403 banned``; open sockets close with 4409; seats go to
     the CPU; the ranked-queue entry is dropped. Returns the :class:`Sanction` (``until`` null). Raises
     ``ValidationError`` (``reason``)."""
     now = timezone.now()
     reason = _clean_reason(reason)
-    return _impose(user, by, Sanction.BAN, reason, None, now, {"banned_at": now, "is_active": False}, CLOSE_BANNED)
+    return _impose(user, by, Sanction.BAN, reason, None, now, {"banned_at": now, "is_active": False}, CLOSE_BANNED,
+                   replaces)
 
 
 def _lift(user, by, reason: str, kind: str, fields: dict) -> int:
+    rank_check(actor=by, target=user)
     now = timezone.now()
     with _actor(by):
         target = _locked(user)

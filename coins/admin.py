@@ -10,7 +10,8 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from coins.models import LedgerEntry, Wallet
-from coins.services import InsufficientCoins, wallet_adjust
+from coins.services import wallet_adjust
+from config.errors import ApiError
 
 
 @admin.register(Wallet)
@@ -23,7 +24,7 @@ class WalletAdmin(admin.ModelAdmin):
 
     @admin.display(description="Ledger")
     def ledger(self, obj):
-        url = reverse("admin:coins_ledgerentry_changelist") + f"?wallet__user__id__exact={obj.pk}"
+        url = reverse("admin:coins_ledgerentry_changelist") + f"?{WalletFilter.parameter_name}={obj.pk}"
         return format_html('<a href="{}">{} entries</a>', url, obj.entries.count())
 
     def has_add_permission(self, request):
@@ -64,13 +65,31 @@ class AdjustmentForm(forms.ModelForm):
         return data
 
 
+class WalletFilter(admin.SimpleListFilter):
+    """One wallet's entries (``?wallet=<user id>``, the wallet page's "N entries" link)."""
+
+    title = "wallet"
+    parameter_name = "wallet"
+
+    def lookups(self, request, model_admin):
+        value = self.value()
+        return [(value, f"user {value}")] if value and value.isdigit() else []
+
+    def queryset(self, request, queryset):
+        value = self.value()
+        if value is None:
+            return queryset
+        return queryset.filter(wallet_id=int(value)) if value.isdigit() else queryset.none()
+
+
 @admin.register(LedgerEntry)
 class LedgerEntryAdmin(admin.ModelAdmin):
-    """The ledger, read-only; "Add" is a moderator's grant or removal with a reason."""
+    """The ledger, read-only; "Add" is a moderator's grant or removal with a reason (capped for
+    moderators, :mod:`coins.grants`)."""
 
     list_display = ["created_at", "wallet", "amount", "balance_after", "reason", "game", "challenge", "note",
                     "created_by"]
-    list_filter = ["reason"]
+    list_filter = ["reason", WalletFilter]
     search_fields = ["wallet__user__username", "wallet__user__display_name", "note", "=game__id"]
     date_hierarchy = "created_at"
     list_select_related = ["wallet__user", "created_by"]
@@ -106,7 +125,7 @@ class LedgerEntryAdmin(admin.ModelAdmin):
         try:
             entry = wallet_adjust(user_id=form.cleaned_data["user"].pk, amount=form.cleaned_data["amount"],
                                   note=form.cleaned_data["note"], by=request.user)
-        except (InsufficientCoins, ValueError) as exc:
+        except (ApiError, ValueError) as exc:
             request._coins_refused = True
             self.message_user(request, str(getattr(exc, "detail", exc)), level=messages.ERROR)
             return

@@ -21,9 +21,11 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 from coins import rules
+from coins.grants import grant_check
 from coins.models import LedgerEntry, Wallet
 from coins.rules import daily_key
 from coins.selectors import challenge_rows
+from config.audit import audit_record
 from config.errors import ApiError
 from ranking.services import xp_grant
 
@@ -96,14 +98,21 @@ def wallet_move(*, user_id: int, amount: int, reason: str, key: str | None = Non
 
 def wallet_adjust(*, user_id: int, amount: int, note: str, by) -> LedgerEntry:
     """A moderator grants (``amount`` > 0) or removes (< 0) coins with a reason (``note``, required):
-    a ledger row of reason ``adjustment`` naming ``by``. Raises ``ValueError`` for a zero amount or an
-    empty note, :class:`InsufficientCoins` when removing more than the wallet holds."""
+    a ledger row of reason ``adjustment`` naming ``by`` and one audit row (``coin_adjust``). Ranks and caps:
+    :mod:`coins.grants`. Raises ``ValueError`` for a zero amount or an empty note, :class:`InsufficientCoins`
+    when removing more than the wallet holds, the 403 errors of :func:`coins.grants.grant_check`."""
     note = (note or "").strip()
     if not isinstance(amount, int) or isinstance(amount, bool) or amount == 0:
         raise ValueError("the amount must be a non-zero integer")
     if not note:
         raise ValueError("a reason is required")
-    return wallet_move(user_id=user_id, amount=amount, reason=Reason.ADJUSTMENT, note=note[:200], by=by)
+    with transaction.atomic():
+        grant_check(by=by, user_id=user_id, amount=amount)
+        entry = wallet_move(user_id=user_id, amount=amount, reason=Reason.ADJUSTMENT, note=note[:200], by=by)
+        audit_record(actor=by, action="coin_adjust", target=entry.wallet, reason=note[:200],
+                     changes={"balance": [entry.balance_after - amount, entry.balance_after]}, amount=amount,
+                     user_id=user_id, ledger_entry=entry.pk)
+    return entry
 
 
 def wallet_claim_daily(*, user_id: int, now: datetime | None = None) -> LedgerEntry:

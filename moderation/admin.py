@@ -13,7 +13,10 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from games.selectors import game_timeline
-from moderation import services
+from moderation import (
+    audit_admin,  # noqa: F401  (the audit trail's pages)
+    services,
+)
 from moderation.admin_tools import ReadOnlyAdmin, action_page
 from moderation.models import IntegrityFlag, Report
 from rooms.models import ChatMessage
@@ -65,6 +68,9 @@ class ResolveForm(forms.Form):
                                help_text="Mute / suspend: for how many hours.")
     note = forms.CharField(max_length=500, widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
                            help_text="Why (the sanction's reason and the report's outcome note).")
+    replaces = forms.IntegerField(required=False, min_value=1, label="Replaces sanction #",
+                                  help_text="Only when asked: the number of a longer sanction in force that this "
+                                            "one replaces.")
 
     def __init__(self, *args, candidates, initial_user=None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -191,7 +197,8 @@ class ReportAdmin(ReadOnlyAdmin):
         def perform(data):
             until = timezone.now() + timedelta(hours=data["hours"]) if data.get("hours") else None
             services.report_resolve(report_id=report.pk, by=request.user, outcome=data["outcome"],
-                                    note=data["note"], user=data.get("user"), until=until)
+                                    note=data["note"], user=data.get("user"), until=until,
+                                    replaces=data.get("replaces"))
             return f"Report {report.pk} resolved: {data['outcome']}."
 
         return action_page(self, request, obj=report, permission="moderation.resolve_report", title="Resolve report",

@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts import sanctions
+from accounts.ranks import rank_check
 from config.audit import audit_record
 from config.errors import ApiError, invalid_field
 from config.groups import group_send
@@ -114,14 +115,14 @@ def report_assign(*, report_id: int, moderator, by) -> Report:
     return report
 
 
-def _sanction(outcome: str, *, user, by, reason: str, until: datetime | None):
+def _sanction(outcome: str, *, user, by, reason: str, until: datetime | None, replaces: int | None):
     """Call the sanction service of ``outcome``; returns the ``Sanction`` (None for dismiss/warn)."""
     if outcome == Report.Outcome.MUTE:
-        return sanctions.user_mute(user=user, by=by, reason=reason, until=until)
+        return sanctions.user_mute(user=user, by=by, reason=reason, until=until, replaces=replaces)
     if outcome == Report.Outcome.SUSPEND:
-        return sanctions.user_suspend(user=user, by=by, reason=reason, until=until)
+        return sanctions.user_suspend(user=user, by=by, reason=reason, until=until, replaces=replaces)
     if outcome == Report.Outcome.BAN:
-        return sanctions.user_ban(user=user, by=by, reason=reason)
+        return sanctions.user_ban(user=user, by=by, reason=reason, replaces=replaces)
     return None
 
 
@@ -130,7 +131,7 @@ WARNING_DETAIL = "A moderator warns you about your behaviour: {note}"
 
 @transaction.atomic
 def report_resolve(*, report_id: int, by, outcome: str, note: str, user=None,
-                   until: datetime | None = None) -> Report:
+                   until: datetime | None = None, replaces: int | None = None) -> Report:
     """Resolve report ``report_id`` and every open report on the same target with ``outcome``:
 
     - ``dismiss``: nothing happens to anyone;
@@ -142,8 +143,12 @@ def report_resolve(*, report_id: int, by, outcome: str, note: str, user=None,
     ``note``: the moderator's reason, kept on the reports (``outcome_note``) and in the audit trail. Each
     report records ``outcome``, ``resolved_by``, ``resolved_at``. One audit row per report.
 
+    ``replaces``: the id of a longer sanction of the same kind in force that this one replaces (without
+    it such a sanction answers 409 ``sanction_in_force``, ``accounts.sanctions.sanction_conflict``).
+
     Raises 404, 409 ``already_resolved``, 400 ``invalid`` naming ``outcome``, ``user`` or ``until`` or
-    ``note`` (empty).
+    ``note`` (empty), 403 ``own_account`` / ``rank_forbidden`` (``accounts.ranks``), 409
+    ``sanction_in_force``.
     """
     report = _locked_report(report_id)
     if report.status != Report.Status.OPEN:
@@ -158,7 +163,9 @@ def report_resolve(*, report_id: int, by, outcome: str, note: str, user=None,
         raise invalid_field("user", "Choose whom this applies to.")
     if outcome in (Report.Outcome.MUTE, Report.Outcome.SUSPEND) and (until is None or until <= timezone.now()):
         raise invalid_field("until", "A mute or suspension needs an end time in the future.")
-    sanction = _sanction(outcome, user=user, by=by, reason=note, until=until)
+    if outcome == Report.Outcome.WARN:
+        rank_check(actor=by, target=user)
+    sanction = _sanction(outcome, user=user, by=by, reason=note, until=until, replaces=replaces)
     if outcome == Report.Outcome.WARN:
         payload = {"type": "warning", "detail": WARNING_DETAIL.format(note=note)}
         group = f"user-{user.pk}"

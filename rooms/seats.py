@@ -7,6 +7,7 @@ locking the user's row, before the room).
 from django.db import transaction
 from django.utils.translation import gettext
 
+from accounts.ranks import rank_check
 from accounts.sanctions import user_standing_now
 from config.audit import audit_record
 from config.errors import ApiError, invalid_field
@@ -276,7 +277,8 @@ def room_kick(*, room_id: int, seat: int, by, reason: str) -> RoomKick:
     if it was them. After the commit the room gets the new ``room`` and the user's sockets in this room
     get ``{"type": "kicked", "seat"}`` and are closed with **4403**. One audit row.
     Raises 404 ``not_found`` (room, or no such seat), 400 ``invalid`` naming ``seat`` (no player there)
-    or ``reason``, 409 ``room_closed`` (the room is closed)."""
+    or ``reason``, 409 ``room_closed`` (the room is closed), 403 ``own_account`` / ``rank_forbidden``
+    (``accounts.ranks``: a moderator kicks players only)."""
     reason = _reason(reason)
     room = _room_for_moderation(room_id)
     if room.status == RoomStatus.CLOSED:
@@ -288,6 +290,7 @@ def room_kick(*, room_id: int, seat: int, by, reason: str) -> RoomKick:
     user = target.user
     if user is None:
         raise invalid_field("seat", "No player sits there.")
+    rank_check(actor=by, target=user)
     kick, _ = RoomKick.objects.get_or_create(room=room, user=user,
                                              defaults={"seat": seat, "by": by, "reason": reason})
     if room.status == RoomStatus.PLAYING and room.game_id is not None:

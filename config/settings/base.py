@@ -263,6 +263,11 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
 }
 
+# Moderators' coin adjustments (coins.grants; docs/moderation.md): at most this many coins in one
+# adjustment and in all in one UTC day per moderator; larger ones are a superuser's.
+COIN_GRANT_MAX = env.int("COIN_GRANT_MAX", default=10_000)
+COIN_GRANT_DAILY_MAX = env.int("COIN_GRANT_DAILY_MAX", default=50_000)
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "Chinchi — Chinchirorin and Chinchón online",
     "DESCRIPTION": "Play Chinchirorin and Chinchón with friends; CPU seats fill in. See API.md.",

@@ -168,9 +168,15 @@ def test_the_admin_sanctions_through_the_services(client, user, moderator):
     assert sanction.created_by_id == moderator.pk
     res = client.post("/admin/accounts/sanction/add/", {"user": user.pk, "kind": "mute", "reason": "x"})
     assert res.status_code == 200 and b"Give an end time in the future." in res.content
+    # lifting asks for the reason first (nothing lifted), then lifts with it
     res = client.post("/admin/accounts/sanction/", {"action": "lift", "_selected_action": [sanction.pk]})
+    assert res.status_code == 200 and b'name="reason"' in res.content
+    assert User.objects.get(pk=user.pk).banned_at is not None
+    res = client.post("/admin/accounts/sanction/", {"action": "lift", "_selected_action": [sanction.pk],
+                                                     "reason": "appeal accepted"})
     assert res.status_code == 302
     assert User.objects.get(pk=user.pk).banned_at is None
+    assert Sanction.objects.get(pk=sanction.pk).lift_reason == "appeal accepted"
     res = client.post("/admin/accounts/ipblock/add/", {"network": "192.0.2.1/24", "reason": "spam"})
     assert res.status_code == 302
     assert IpBlock.objects.get().network == "192.0.2.0/24"
