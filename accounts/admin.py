@@ -13,6 +13,7 @@ from accounts import sanctions
 from accounts.models import IpBlock, Sanction, User
 from accounts.ranks import rank_refusal
 from config.errors import ApiError
+from config.textpolicy import lookalike_key
 from moderation.selectors import user_overview
 
 
@@ -38,6 +39,7 @@ class UserAdmin(BaseUserAdmin):
                     "is_staff", "date_joined"]
     list_filter = ["is_guest", "is_active", "is_staff", "is_superuser"]
     search_fields = ["username", "display_name", "email"]
+    search_help_text = "A username, display name or e-mail; names that look alike are found too (Hana, Hanа, H4na)."
     ordering = ["-date_joined"]
     readonly_fields = ["banned_at", "suspended_until", "muted_until"]
     fieldsets = BaseUserAdmin.fieldsets + (
@@ -47,6 +49,15 @@ class UserAdmin(BaseUserAdmin):
     add_fieldsets = BaseUserAdmin.add_fieldsets + (("Player", {"fields": ("display_name",)}),)
     inlines = [SanctionInline]
     change_form_template = "moderation/change_form.html"
+
+    def get_search_results(self, request, queryset, search_term):
+        """The stock search, plus users either of whose names looks like the term (``User.name_key``,
+        :func:`config.textpolicy.lookalike_key`: TR39 skeleton, case and digits read as letters)."""
+        qs, duplicates = super().get_search_results(request, queryset, search_term)
+        key = lookalike_key(search_term.strip()) if search_term.strip() else ""
+        if key:
+            qs = qs | queryset.filter(name_key__contains=key)
+        return qs, duplicates
 
     def save_model(self, request, obj, form, change):
         """Save; unticking ``is_active`` also closes the user's sockets and hands their seats to the CPU

@@ -6,7 +6,14 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from config.textpolicy import lookalike_key
+
 DISPLAY_NAME_MAX = 32
+
+
+def user_name_key(username: str, display_name: str) -> str:
+    """``User.name_key``: the look-alike keys of the username and the display name, one a line."""
+    return f"{lookalike_key(username or '')}\n{lookalike_key(display_name or '')}"
 
 
 class User(AbstractUser):
@@ -29,6 +36,9 @@ class User(AbstractUser):
                                            help_text="Suspended until (accounts.sanctions.user_suspend).")
     muted_until = models.DateTimeField(null=True, blank=True, editable=False,
                                        help_text="No chat until (accounts.sanctions.user_mute).")
+    name_key = models.CharField(max_length=1200, blank=True, default="", editable=False,
+                                help_text="Look-alike search key of the username and display name "
+                                          "(config.textpolicy.lookalike_key), kept by save().")
 
     class Meta:
         ordering = ["id"]
@@ -39,6 +49,14 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return f"{self.display_name} ({self.username})"
+
+    def save(self, *args, **kwargs):
+        """Save, keeping ``name_key`` (the look-alike search key of both names) in step."""
+        self.name_key = user_name_key(self.username, self.display_name)
+        fields = kwargs.get("update_fields")
+        if fields is not None and ({"username", "display_name"} & set(fields)):
+            kwargs["update_fields"] = {*fields, "name_key"}
+        super().save(*args, **kwargs)
 
     def get_additional_data(self) -> dict:
         """The audit row's ``additional_data`` when staff edit an account (django-auditlog)."""

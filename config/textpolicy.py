@@ -168,6 +168,17 @@ def skeleton(text: str) -> str:
     return _spoof_checker().getSkeleton(0, text)
 
 
+LEET = str.maketrans({"4": "a", "@": "a", "3": "e", "0": "o", "1": "l", "5": "s", "$": "s", "7": "t", "8": "b"})
+"""Digits and signs read as letters in names ("H4na"), folded by :func:`lookalike_key`."""
+
+
+def lookalike_key(text: str) -> str:
+    """A search key equal for names that look alike: the TR39 :func:`skeleton`, case-folded, with
+    :data:`LEET` digits read as letters, skeletoned again (``"Hana"``, ``"HANA"``, ``"Hanа"`` with a Cyrillic
+    ``а`` and ``"H4na"`` all give ``"hana"``). Not a text to show."""
+    return skeleton(skeleton(text.casefold()).casefold().translate(LEET)).casefold()
+
+
 NAME_TAG = " #{n}"  # the suffix of a name confusable with another in the same room; n = seat + 1
 
 

@@ -134,8 +134,9 @@ class GameActionAdmin(ReadOnlyAdmin):
         return super().get_search_results(request, queryset, search_term)
 
     def get_fields(self, request, obj=None):
-        """A playing game's events and answers hold seats' hidden cards: shown once it is over."""
+        """A playing game's actions, events and answers hold seats' hidden cards (a Chinchón closer's
+        face-down card is in its ``action``): shown once it is over."""
         fields = list(self.readonly_fields)
         if obj is not None and obj.game.status == Game.PLAYING:
-            fields = [f for f in fields if f not in ("events", "response")]
+            fields = [f for f in fields if f not in ("action", "events", "response")]
         return fields

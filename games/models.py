@@ -147,7 +147,9 @@ class GameAction(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"game {self.game_id} seq {self.seq} seat {self.seat} by {self.by}: {self.action}"
+        # Only the action's type: its other fields may hold a hidden card (a closer's face-down card).
+        kind = self.action.get("type") if isinstance(self.action, dict) else None
+        return f"game {self.game_id} seq {self.seq} seat {self.seat} by {self.by}: {kind}"
 
 
 class SweepHeartbeat(models.Model):
