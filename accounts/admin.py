@@ -8,6 +8,7 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.core.exceptions import ValidationError
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from rest_framework.authtoken.models import TokenProxy
 
 from accounts import sanctions
 from accounts.models import IpBlock, Sanction, User
@@ -29,6 +30,12 @@ class SanctionInline(admin.TabularInline):
 
     def has_add_permission(self, request, obj=None):
         return False
+
+
+# API tokens are stored hashed (accounts.tokens): DRF's own token table is empty and its page would only
+# invite reading keys, so it is not shown.
+if admin.site.is_registered(TokenProxy):
+    admin.site.unregister(TokenProxy)
 
 
 @admin.register(User)

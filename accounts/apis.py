@@ -55,7 +55,9 @@ class RegisterApi(APIView):
         ser = RegisterSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         caller = request.user if request.user.is_authenticated else None
-        user, token = services.user_register(guest=caller, address=client_address(request), **ser.validated_data)
+        sent = getattr(request.auth, "sent_key", None)  # the guest's own key, answered again
+        user, token = services.user_register(guest=caller, address=client_address(request), guest_token=sent,
+                                             **ser.validated_data)
         return _answer(user, token, status.HTTP_201_CREATED)
 
 

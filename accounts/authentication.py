@@ -1,6 +1,7 @@
 """DRF authentication that tells a sanctioned user why (API.md "Errors"): a valid token of a banned
 user answers ``403 banned``, of a suspended one ``403 suspended`` with ``until``; 401
-``authentication_failed`` is kept for tokens that do not exist (never issued, or revoked by logout).
+``authentication_failed`` is kept for tokens that do not exist (never issued, revoked by logout, or a
+registered player's token idle past ``TOKEN_IDLE_DAYS``: ``accounts.tokens``).
 Checking the standing reads only the user row the token lookup already joins: no extra query."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
@@ -19,6 +20,7 @@ class StandingTokenAuthentication(authentication.TokenAuthentication):
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid token.")
         sanctions.user_check_standing(token.user)
+        token.sent_key = key  # the key as sent (only its digest is stored): register answers it again
         return token.user, token
 
 

@@ -148,3 +148,22 @@ class IpBlock(InForceMixin, models.Model):
         """The audit row's ``additional_data``: ``action`` ``ip_block`` or ``ip_block_lift``, ``reason``."""
         return {"action": "ip_block_lift" if self.lifted_at else "ip_block", "reason": self.reason,
                 "until": self.until.isoformat() if self.until else None}
+
+
+class ApiToken(models.Model):
+    """An API token, stored hashed (``accounts.tokens``): ``digest`` is the SHA-256 (hex) of the key the
+    client holds, which is shown once (the answer of guest, register and login) and never stored. A user
+    may hold several (one per device signed in). ``last_used_at`` moves as the token is used (at most
+    once per ``TOKEN_TOUCH_SECONDS``); a registered player's token unused for ``TOKEN_IDLE_DAYS`` is over.
+    """
+
+    digest = models.CharField(max_length=64, primary_key=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"token of user {self.user_id} (created {self.created_at:%Y-%m-%d})"

@@ -13,18 +13,17 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from rest_framework import serializers
-from rest_framework.authtoken.models import Token
 
 from accounts.models import User
 from accounts.sanctions import CLOSE_SIGNED_OUT, ip_check, user_check_standing, user_sockets_close_on_commit
+from accounts.tokens import token_issue, tokens_revoke
 from config.errors import ApiError
 
 USERNAME_TAKEN = "That username is taken."
 
 
 def _token_for(user: User) -> str:
-    token, _ = Token.objects.get_or_create(user=user)
-    return token.key
+    return token_issue(user)
 
 
 @transaction.atomic
@@ -45,8 +44,9 @@ def _taken() -> serializers.ValidationError:
 
 @transaction.atomic
 def user_register(*, username: str, password: str, display_name: str, guest: User | None = None,
-                  address: str | None = None) -> tuple[User, str]:
-    """Register ``username``; a guest caller (``guest``) is upgraded in place and keeps its id and token.
+                  address: str | None = None, guest_token: str | None = None) -> tuple[User, str]:
+    """Register ``username``; a guest caller (``guest``) is upgraded in place and keeps its id and token
+    (``guest_token``, the key it sent; answered again; a new token when it came by its session).
 
     The guest's row is locked (``select_for_update``) for the upgrade, so one guest registering twice at
     once gets one account and one 400. Raises 403 ``address_blocked`` (``address`` in an IP block), 400
@@ -75,7 +75,7 @@ def user_register(*, username: str, password: str, display_name: str, guest: Use
             user.save()
     except IntegrityError as exc:  # a concurrent registration took the username first
         raise _taken() from exc
-    return user, _token_for(user)
+    return user, guest_token if guest is not None and guest_token else _token_for(user)
 
 
 def user_login(*, username: str, password: str, request=None) -> tuple[User, str]:
@@ -97,7 +97,7 @@ def user_login(*, username: str, password: str, request=None) -> tuple[User, str
 
 @transaction.atomic
 def user_logout(*, user: User) -> None:
-    """Revoke the user's token: every client using it must sign in again, and every open socket of the
+    """Revoke the user's tokens: every client using one must sign in again, and every open socket of the
     user is closed with 4401 (group ``user-<id>``) once this commits."""
-    Token.objects.filter(user=user).delete()
+    tokens_revoke(user)
     user_sockets_close_on_commit(user.pk, CLOSE_SIGNED_OUT, None)

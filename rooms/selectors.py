@@ -5,9 +5,10 @@ from datetime import timedelta
 from django.db import connection
 from django.db.models import Prefetch, Q, QuerySet, Subquery
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
+from accounts.models import ApiToken
 from accounts.selectors import token_key_valid
+from accounts.tokens import token_digest, token_seen
 from config.compiled import CompiledQuery, Param
 from config.errors import ApiError
 from config.textpolicy import names_told_apart
@@ -20,26 +21,28 @@ IDLE_CLOSE_AFTER = timedelta(hours=24)
 _KEY, _ROOM = Param("key", 1), Param("room_id", 2)
 # A socket's action reads its token (with the user) and its room's current game in one statement; on
 # PostgreSQL the SQL is compiled once per process (config.compiled).
-def _socket_actor(key: str, room_id: int) -> QuerySet[Token]:
-    return Token.objects.filter(key=key).select_related("user").annotate(
+def _socket_actor(key: str, room_id: int) -> QuerySet[ApiToken]:
+    return ApiToken.objects.filter(digest=key).select_related("user").annotate(
         room_game_id=Subquery(Room.objects.filter(pk=room_id).values("game_id")[:1]))
 
 
 _SOCKET_ACTOR_READ = CompiledQuery(lambda: _socket_actor(str(_KEY), _ROOM), [_KEY, _ROOM])
 
 
-def socket_actor_get(*, key: str, room_id: int) -> tuple[Token | None, int | None]:
+def socket_actor_get(*, key: str, room_id: int) -> tuple[ApiToken | None, int | None]:
     """``(token, game id)`` for an action sent on a token socket of the room ``room_id``: the token ``key``
     with its user loaded (``None`` for a key no token has, as :func:`accounts.selectors.token_get`), and the
     id of the game the room holds now (``None`` with no game, or when the token is unknown), read in ONE
     query (the socket action's budget: this and ``games.services.game_apply_action``'s four)."""
     if not token_key_valid(key):
         return None, None
+    digest = token_digest(key)
     if connection.vendor == "postgresql":
-        rows = _SOCKET_ACTOR_READ.run(key=key, room_id=room_id)
+        rows = _SOCKET_ACTOR_READ.run(key=digest, room_id=room_id)
     else:
-        rows = list(_socket_actor(key, room_id)[:1])
-    return (rows[0], rows[0].room_game_id) if rows else (None, None)
+        rows = list(_socket_actor(digest, room_id)[:1])
+    token = token_seen(rows[0]) if rows else None
+    return (token, token.room_game_id) if token is not None else (None, None)
 
 
 def idle_filter(now=None) -> Q:

@@ -91,15 +91,16 @@ def api():
 @pytest.fixture
 def make_client():
     """``make_client(user)`` -> an APIClient sending that user's token."""
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
+
+    from tests.factories import token_for
 
     def _make(user):
         client = APIClient()
-        token, _ = Token.objects.get_or_create(user=user)
-        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+        key = token_for(user)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
         client.user = user
-        client.token = token.key
+        client.token = key
         return client
 
     return _make

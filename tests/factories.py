@@ -3,6 +3,7 @@
 import factory
 
 from accounts.models import User
+from accounts.tokens import token_issue
 
 PASSWORD = "correct-horse-battery-9"
 
@@ -31,3 +32,8 @@ class GuestFactory(UserFactory):
     username = factory.Sequence(lambda n: f"guest-{n:012x}")
     is_guest = True
     password = factory.PostGenerationMethodCall("set_unusable_password")
+
+
+def token_for(user) -> str:
+    """A new API token key of ``user`` (stored hashed: ``accounts.tokens``)."""
+    return token_issue(user)

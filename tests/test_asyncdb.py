@@ -10,11 +10,10 @@ from asgiref.sync import SyncToAsync
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
 from django.db import connection
-from rest_framework.authtoken.models import Token
 
 from accounts.ws_auth import user_for_token
 from config.asyncdb import db_call
-from tests.factories import UserFactory
+from tests.factories import UserFactory, token_for
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
 
@@ -44,7 +43,7 @@ async def test_each_call_gives_its_connection_back_to_the_pool():
         stats = pool.get_stats()
         return stats["pool_size"] - stats["pool_available"]
 
-    token = await database_sync_to_async(lambda: Token.objects.create(user=UserFactory()).key)()
+    token = await database_sync_to_async(lambda: token_for(UserFactory()))()
     before = in_use()
     for _ in range(3):
         users = await asyncio.gather(*(user_for_token(token) for _ in range(8)),

@@ -1,6 +1,8 @@
 """config.compiled: a queryset compiled once and run again answers what the ORM answers, relations and
 annotations included, and refuses a query whose parameters are not its placeholders."""
 
+import hashlib
+
 import pytest
 from django.db.models import OuterRef, Subquery
 
@@ -79,13 +81,12 @@ def test_declared_constants_are_kept_in_every_run():
 
 
 def test_the_token_read_finds_the_token_with_its_user_and_nothing_else():
-    from rest_framework.authtoken.models import Token
-
     from accounts.selectors import token_get
+    from tests.factories import token_for
 
     user = UserFactory()
-    token = Token.objects.create(user=user)
-    got = token_get(token.key)
-    assert (got.key, got.user_id, got.user.username, got.user.display_name) == (
-        token.key, user.pk, user.username, user.display_name)
-    assert [token_get(k) for k in ("x" * 40, token.key.upper(), "a\x00b", "k" * 65, "")] == [None] * 5
+    key = token_for(user)
+    got = token_get(key)
+    assert (got.digest, got.user_id, got.user.username, got.user.display_name) == (
+        hashlib.sha256(key.encode()).hexdigest(), user.pk, user.username, user.display_name)
+    assert [token_get(k) for k in ("x" * 40, key.upper(), "a\x00b", "k" * 65, "")] == [None] * 5

@@ -22,10 +22,9 @@ from django.core.cache import cache
 from django.db import connection, transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from accounts.models import User
+from accounts.models import ApiToken, User
 from coins.models import LedgerEntry, Wallet
 from config.asgi import application
 from games.models import Game, GameAction, GamePlayer
@@ -34,7 +33,7 @@ from rooms import services as room_services
 from rooms.models import ChatMessage, Room, Seat
 from rooms.selectors import rooms_with_seats
 from rooms.serializers import room_data
-from tests.factories import GuestFactory, UserFactory
+from tests.factories import GuestFactory, UserFactory, token_for
 from tests.rooms.wscomm import WebsocketCommunicator
 
 # ------------------------------------------------------------------------------------ the contract
@@ -65,7 +64,7 @@ def snapshot() -> list:
     out = [
         list(User.objects.order_by("pk").values("pk", "username", "display_name", "is_guest", "password",
                                                 "is_active")),
-        sorted(Token.objects.values_list("key", "user_id")),
+        sorted(ApiToken.objects.values_list("digest", "user_id")),
     ]
     for model in (Room, Seat, ChatMessage, Game, GamePlayer, Friendship, FriendRequest, QueueEntry, Rating, Wallet,
                   LedgerEntry):
@@ -118,7 +117,7 @@ class World:
     @staticmethod
     def _client(user) -> APIClient:
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
         return client
 
 
@@ -331,7 +330,7 @@ def _socket_world():
     room_services.room_join(code=room.code, user=member)
     room = room_services.room_start(code=room.code, user=host)
     room.refresh_from_db()
-    keys = [Token.objects.get_or_create(user=u)[0].key for u in (host, member)]
+    keys = [token_for(u) for u in (host, member)]
     return room.code, room.game_id, keys
 
 
@@ -506,7 +505,7 @@ def _join_at_once(code: str, users: list) -> dict:
 
     def join(user):
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
         barrier.wait()
         res = client.post(f"/api/rooms/{code}/join")
         answers[user.pk] = (res.status_code, res.json())

@@ -263,6 +263,11 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
 }
 
+# API tokens (accounts.tokens; docs/moderation.md "Tokens"): a registered player's token unused for this many
+# days is over (a guest's lives as long as the guest); its last use is written at most this often.
+TOKEN_IDLE_DAYS = env.int("TOKEN_IDLE_DAYS", default=30)
+TOKEN_TOUCH_SECONDS = env.int("TOKEN_TOUCH_SECONDS", default=3600)
+
 # Moderators' coin adjustments (coins.grants; docs/moderation.md): at most this many coins in one
 # adjustment and in all in one UTC day per moderator; larger ones are a superuser's.
 COIN_GRANT_MAX = env.int("COIN_GRANT_MAX", default=10_000)

@@ -1,12 +1,12 @@
 """The Accounts API of API.md: every call's success and failure, guest upgrade, revoked tokens,
 throttling, and the error shape."""
 
+import hashlib
 import json
 
 import pytest
-from rest_framework.authtoken.models import Token
 
-from accounts.models import User
+from accounts.models import ApiToken, User
 from accounts.sanctions import user_ban
 from tests.factories import PASSWORD
 
@@ -20,7 +20,8 @@ def test_guest_plays_with_only_a_display_name(api):
     assert body["user"]["display_name"] == "Hana"
     assert body["user"]["is_guest"] is True
     assert set(body["user"]) == {"id", "username", "display_name", "is_guest"}
-    assert Token.objects.get(user_id=body["user"]["id"]).key == body["token"]
+    stored = ApiToken.objects.get(user_id=body["user"]["id"])
+    assert stored.digest == hashlib.sha256(body["token"].encode()).hexdigest() != body["token"]
     me = api.get("/api/me", HTTP_AUTHORIZATION=f"Token {body['token']}")
     assert me.status_code == 200
     assert me.json()["id"] == body["user"]["id"]

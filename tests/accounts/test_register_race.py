@@ -6,13 +6,12 @@ loser gets the very 400 the sequential case gives."""
 import time
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts import services
 from accounts.models import User
 from tests.concurrency import run_together
-from tests.factories import PASSWORD, GuestFactory
+from tests.factories import PASSWORD, GuestFactory, token_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -61,7 +60,7 @@ def test_names_differing_only_in_case_make_one_account():
 
 def test_one_guest_registering_twice_at_once_gets_one_account_that_logs_in():
     guest = GuestFactory()
-    token = Token.objects.create(user=guest).key
+    token = token_for(guest)
     answers = post_together([_body("first-name"), _body("second-name")], token=token)
     assert sorted(a.status_code for a in answers) == [201, 400]
     won = next(a for a in answers if a.status_code == 201).json()

@@ -146,7 +146,7 @@ def test_a_rematch_writes_its_game_without_a_savepoint_an_update_or_a_host_read(
     outer = {"SAVEPOINT": "BEGIN", "RELEASE": "COMMIT"}
     statements = [outer.get(sql.split(" ")[0]) or (f"{sql.split(' ')[0]} {sql.split(chr(34))[1]}" if '"' in sql else sql)
                   for sql in (q["sql"] for q in captured.captured_queries)]
-    assert statements == ["SELECT authtoken_token", "BEGIN", "SELECT rooms_room", "SELECT rooms_seat",
+    assert statements == ["SELECT accounts_apitoken", "BEGIN", "SELECT rooms_room", "SELECT rooms_seat",
                           "INSERT games_game", "INSERT games_gameplayer", "INSERT games_gameaction",
                           "UPDATE rooms_room", "COMMIT"], statements
     new = Game.objects.get(pk=res.json()["game_id"])
@@ -193,9 +193,8 @@ async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
     release, sent = layer.release, layer.sent
 
     def setup():
-        from rest_framework.authtoken.models import Token
-
         from rooms.models import Spectator
+        from tests.factories import token_for
 
         users = [UserFactory(), UserFactory()]
         room = room_services.room_create(user=users[0], game="chinchirorin", seats=2, rules={"first_dealer": "seat"},
@@ -207,7 +206,7 @@ async def test_the_http_answer_does_not_wait_for_the_broadcast(monkeypatch):
         game = Game.objects.get(pk=room.game_id)
         seat = next(s for s in (0, 1) if selectors.game_view(game=game, seat=s)["legal_actions"])
         view = selectors.game_view(game=game, seat=seat)
-        token = Token.objects.create(user=users[seat]).key
+        token = token_for(users[seat])
         return game, view, token
 
     game, view, token = await database_sync_to_async(setup)()
@@ -315,7 +314,7 @@ def test_the_action_paths_statements_are_prepared_on_the_connection(make_client,
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = [row[0] for row in cursor.fetchall()]
-    assert any(s.startswith('SELECT "authtoken_token"') for s in prepared), [s[:60] for s in prepared]
+    assert any(s.startswith('SELECT "accounts_apitoken"') for s in prepared), [s[:60] for s in prepared]
     assert any(s.startswith('SELECT "games_gameplayer"') and "FOR UPDATE" in s for s in prepared), prepared
 
 
@@ -341,14 +340,14 @@ async def test_the_answers_ending_a_game_and_starting_the_next_do_not_wait_for_t
     release, sent = layer.release, layer.sent
 
     def setup():
-        from rest_framework.authtoken.models import Token
+        from tests.factories import token_for
 
         users = [UserFactory(), UserFactory()]
         room = room_services.room_create(user=users[0], game="chinchirorin", seats=2, rules={})
         room_services.room_join(code=room.code, user=users[1])
         room_services.room_start(code=room.code, user=users[0])
         room.refresh_from_db()
-        return room.code, room.game_id, [Token.objects.create(user=u).key for u in users]
+        return room.code, room.game_id, [token_for(u) for u in users]
 
     code, game_id, tokens = await database_sync_to_async(setup)()
     monkeypatch.setattr(groups, "get_channel_layer", lambda: layer)
@@ -396,7 +395,7 @@ def test_a_socket_action_costs_what_the_rest_action_costs(kind, make_client, dja
         legal = [a for a in views[seat]["legal_actions"] if a["type"] != "resign"]
         with django_assert_max_num_queries(ACTION_BUDGET) as captured:
             _apply(room.pk, creds[seat], {**rng.choice(legal), "seq": views[seat]["seq"]}, f"s{n}")
-        assert [q["sql"].split('"')[1] for q in captured.captured_queries][:1] == ["authtoken_token"]
+        assert [q["sql"].split('"')[1] for q in captured.captured_queries][:1] == ["accounts_apitoken"]
         game.refresh_from_db()
         assert game.seq == views[seat]["seq"] + 1
         if game.status != Game.PLAYING:

@@ -6,7 +6,6 @@ import pytest
 from auditlog.models import LogEntry
 from channels.db import database_sync_to_async
 from django.test import Client
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from config.asgi import application
@@ -14,7 +13,7 @@ from games.models import Game, GameAction, GamePlayer
 from ranking.models import Rating, RatingChange
 from rooms import services
 from rooms.models import ChatMessage, Room, RoomKick, RoomStatus
-from tests.factories import UserFactory
+from tests.factories import UserFactory, token_for
 from tests.moderation.conftest import make_moderator
 from tests.rooms.wscomm import WebsocketCommunicator
 
@@ -25,7 +24,7 @@ TIMEOUT = 5
 
 def _api(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
     return client
 
 
@@ -46,7 +45,7 @@ def table(transactional_db):
 
 
 async def _open(code: str, user) -> WebsocketCommunicator:
-    key = await database_sync_to_async(lambda: Token.objects.get_or_create(user=user)[0].key)()
+    key = await database_sync_to_async(lambda: token_for(user))()
     comm = WebsocketCommunicator(application, f"/ws/rooms/{code}/?token={key}")
     assert (await comm.connect(timeout=TIMEOUT))[0]
     return comm

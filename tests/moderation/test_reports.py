@@ -4,7 +4,6 @@ sanction services, the outcome recorded."""
 
 import pytest
 from auditlog.models import LogEntry
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import Sanction
@@ -12,7 +11,7 @@ from config.errors import ApiError
 from moderation import services
 from moderation.models import Report
 from rooms import services as rooms
-from tests.factories import UserFactory
+from tests.factories import UserFactory, token_for
 from tests.moderation.conftest import make_moderator
 from tests.ranking.factories import make_game
 
@@ -21,7 +20,7 @@ pytestmark = pytest.mark.django_db
 
 def _api(user) -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
     return client
 
 

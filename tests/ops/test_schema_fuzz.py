@@ -16,7 +16,6 @@ from django.core import signals
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections, transaction
 from hypothesis import HealthCheck, Phase, given, settings
-from rest_framework.authtoken.models import Token
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
@@ -26,7 +25,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from rooms import services as room_services
-from tests.factories import UserFactory
+from tests.factories import UserFactory, token_for
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +53,7 @@ def _world() -> dict:
     room = room_services.room_start(code=room.code, user=host)
     room.refresh_from_db()
     own = room_services.room_create(user=player, game="chinchirorin", seats=3)
-    return {"token": Token.objects.get_or_create(user=player)[0].key,
+    return {"token": token_for(player),
             "path": {"code": [room.code, own.code], "game_id": [room.game_id], "user_id": [host.pk, other.pk],
                      "index": [1, 2]}}
 

@@ -4,11 +4,11 @@ the room group as ``{type: "achievement", seat, achievement}``; a queue match re
 
 import pytest
 from channels.db import database_sync_to_async
-from rest_framework.authtoken.models import Token
 
 from config.asgi import application
 from ranking import services
 from rooms import services as rooms_services
+from tests.factories import token_for
 from tests.ranking.factories import FriendshipFactory, UserFactory, make_game
 from tests.rooms.wscomm import WebsocketCommunicator
 
@@ -18,7 +18,7 @@ TIMEOUT = 5
 
 
 async def _open(code, user):
-    key = await database_sync_to_async(lambda: Token.objects.get_or_create(user=user)[0].key)()
+    key = await database_sync_to_async(lambda: token_for(user))()
     comm = WebsocketCommunicator(application, f"/ws/rooms/{code}/?token={key}")
     connected, _ = await comm.connect(timeout=TIMEOUT)
     assert connected

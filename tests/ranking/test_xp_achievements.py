@@ -118,11 +118,12 @@ def test_rating_leaderboard_this_week():
     RatingChange.objects.create(game=old, user=a, game_name="chinchirorin", seat=0, place=1, before=1580, after=1600,
                                 change=20, k=40)
     RatingChange.objects.filter(user=a).update(created_at=timezone.now() - timedelta(days=8))
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
+    from tests.factories import token_for
+
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=a).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_for(a)}")
     week = client.get("/api/leaderboard?game=chinchirorin&period=week").json()["results"]
     assert [(r["rank"], r["player"]["id"], r["rating"], r["games"]) for r in week] == [(1, b.id, 1550, 1)]
     full = client.get("/api/leaderboard?game=chinchirorin").json()["results"]

@@ -11,7 +11,6 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.layers import channel_layers
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
 from config.asgi import application
 from config.asyncdb import wait_idle
@@ -21,7 +20,7 @@ from games.events import game_share
 from games.models import Game, GamePlayer
 from rooms import services
 from rooms.models import Room, Seat
-from tests.factories import UserFactory
+from tests.factories import UserFactory, token_for
 from tests.rooms.wscomm import WebsocketCommunicator
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_channel_layer")]
@@ -30,7 +29,7 @@ TIMEOUT = 5
 
 
 def _token(user) -> str:
-    return Token.objects.get_or_create(user=user)[0].key
+    return token_for(user)
 
 
 @pytest.fixture

@@ -9,10 +9,9 @@ from html.parser import HTMLParser
 import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 from accounts import sanctions
-from accounts.models import User
+from accounts.models import ApiToken, User
 from accounts.services import user_logout
 from config.timefmt import iso_ms
 from games.models import Game, GamePlayer
@@ -108,7 +107,7 @@ async def test_logout_closes_the_open_sockets_with_4401(players):
 async def test_a_revoked_token_refuses_the_next_action_with_4401(players):
     room, host, other = players
     game_id, comm, view = await _bettor(room, host, other)
-    await database_sync_to_async(Token.objects.filter(user=other).delete)()  # revoked, no message sent
+    await database_sync_to_async(ApiToken.objects.filter(user=other).delete)()  # revoked, no message sent
     bet = view["legal_actions"][0]
     await comm.send_json_to({"type": "action", "action": {**bet, "seq": view["seq"]}})
     err = (await _until(comm, lambda m: m["type"] == "error"))[-1]
