@@ -24,6 +24,17 @@ class StandingTokenAuthentication(authentication.TokenAuthentication):
         return token.user, token
 
 
+class AnyStandingTokenAuthentication(authentication.TokenAuthentication):
+    """``Authorization: Token <key>`` whatever the user's standing: only for what a sanctioned player may
+    still do (``POST /api/appeals``, reading their notices). 401 for an unknown key."""
+
+    def authenticate_credentials(self, key):
+        token = token_get(key)
+        if token is None:
+            raise exceptions.AuthenticationFailed("Invalid token.")
+        return token.user, token
+
+
 class StandingSessionAuthentication(authentication.SessionAuthentication):
     """The session cookie (browsers), with the same standing check as the token."""
 

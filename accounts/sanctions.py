@@ -82,18 +82,31 @@ def user_mute_status(user, now: datetime | None = None) -> dict | None:
     return None
 
 
-def standing_error(refusal: dict) -> ApiError:
+_REFUSAL_KIND = {"banned": Sanction.BAN, "suspended": Sanction.SUSPEND, "muted": Sanction.MUTE}
+
+
+def standing_error(refusal: dict, user=None) -> ApiError:
     """The 403 :class:`ApiError` of a :func:`user_standing` / :func:`user_mute_status` answer (body
-    ``{"code", "detail", "until"?}``)."""
-    extra = {"until": refusal["until"]} if "until" in refusal else None
-    return ApiError(refusal["code"], refusal["detail"], 403, extra=extra)
+    ``{"code", "detail", "until"?}``). With ``user``, the sanction in force behind it is read (one query)
+    and named: ``reason`` and ``sanction_id`` (what ``POST /api/appeals`` takes) are added, and the
+    reason ends ``detail``."""
+    extra = {"until": refusal["until"]} if "until" in refusal else {}
+    detail = refusal["detail"]
+    kind = _REFUSAL_KIND.get(refusal["code"])
+    row = None if user is None or kind is None else (
+        Sanction.objects.in_force().filter(user_id=user.pk, kind=kind).order_by("-created_at", "-id").first())
+    if row is not None:
+        extra.update(reason=row.reason, sanction_id=row.pk)
+        detail = f"{detail} Reason: {row.reason}"
+    return ApiError(refusal["code"], detail, 403, extra=extra or None)
 
 
 def user_check_standing(user) -> None:
-    """Raise the 403 ``banned`` / ``suspended`` :class:`ApiError` when ``user`` may not play now."""
+    """Raise the 403 ``banned`` / ``suspended`` :class:`ApiError` (with the sanction's ``reason`` and
+    ``sanction_id``, :func:`standing_error`) when ``user`` may not play now."""
     refusal = user_standing(user)
     if refusal is not None:
-        raise standing_error(refusal)
+        raise standing_error(refusal, user)
 
 
 def ip_block_for(address: str | None, now: datetime | None = None) -> IpBlock | None:

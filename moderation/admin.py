@@ -15,10 +15,11 @@ from django.utils.html import format_html
 from games.selectors import game_timeline
 from moderation import (
     audit_admin,  # noqa: F401  (the audit trail's pages)
+    notices,
     services,
 )
 from moderation.admin_tools import ReadOnlyAdmin, action_page
-from moderation.models import IntegrityFlag, Report
+from moderation.models import Appeal, IntegrityFlag, Report
 from rooms.models import ChatMessage
 
 CHAT_CONTEXT = 8  # messages shown before and after a reported one
@@ -260,3 +261,74 @@ class ReviewForm(forms.Form):
                                         (IntegrityFlag.Status.CONFIRMED, "Confirmed (acted on)")])
     note = forms.CharField(max_length=500, widget=forms.Textarea(attrs={"rows": 3, "cols": 80}))
 
+
+
+class DecideForm(forms.Form):
+    """An appeal's decision and why (the player is told)."""
+
+    decision = forms.ChoiceField(choices=[("grant", "Grant: lift the sanction"), ("reject", "Reject: it stays")])
+    note = forms.CharField(max_length=500, widget=forms.Textarea(attrs={"rows": 3, "cols": 80}),
+                           help_text="Why: the player is told, and it is kept in the audit trail.")
+
+
+class AppealStatusFilter(ReportStatusFilter):
+    """Open appeals unless asked otherwise."""
+
+    def lookups(self, request, model_admin):
+        return [("open", "Open"), ("granted", "Granted"), ("rejected", "Rejected"), ("all", "All")]
+
+
+@admin.register(Appeal)
+class AppealAdmin(ReadOnlyAdmin):
+    """The appeal queue: players' appeals against their sanctions, open ones first (oldest first); "Decide"
+    grants (the sanction is lifted) or rejects, and the player is told. Needs ``resolve_report``."""
+
+    list_display = ["id", "created_at", "user", "sanction_kind", "sanction_reason", "text", "status", "decided_by"]
+    list_filter = [AppealStatusFilter]
+    list_select_related = ["user", "sanction", "decided_by"]
+    search_fields = ["user__username", "user__display_name", "text"]
+    fields = ["user", "sanction", "sanction_reason", "text", "status", "created_at", "decided_by", "decided_at",
+              "decision_note"]
+    readonly_fields = fields
+    ordering = ["created_at", "id"]
+    change_form_template = "moderation/change_form.html"
+
+    def has_view_permission(self, request, obj=None):
+        return request.user.has_perm("moderation.resolve_report") or super().has_view_permission(request, obj)
+
+    def has_module_permission(self, request):
+        return self.has_view_permission(request)
+
+    @admin.display(description="sanction")
+    def sanction_kind(self, appeal):
+        return f"#{appeal.sanction_id} {appeal.sanction.kind}"
+
+    @admin.display(description="its reason")
+    def sanction_reason(self, appeal):
+        return appeal.sanction.reason
+
+    def get_urls(self):
+        return [path("<int:pk>/decide/", self.admin_site.admin_view(self.decide_view),
+                     name="moderation_appeal_decide")] + super().get_urls()
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        appeal = self.get_object(request, object_id)
+        context = dict(extra_context or {})
+        if appeal is not None and appeal.status == Appeal.Status.OPEN and request.user.has_perm(
+                "moderation.resolve_report"):
+            context["moderation_tools"] = [{"url": reverse("admin:moderation_appeal_decide", args=[appeal.pk]),
+                                            "label": "Decide"}]
+        return super().change_view(request, object_id, form_url, extra_context=context)
+
+    def decide_view(self, request, pk):
+        appeal = self.get_object(request, str(pk))
+        if appeal is None:
+            return self._get_obj_does_not_exist_redirect(request, self.opts, str(pk))
+
+        def perform(data):
+            notices.appeal_decide(appeal_id=appeal.pk, by=request.user, grant=data["decision"] == "grant",
+                                  note=data["note"])
+            return f"Appeal {appeal.pk}: {data['decision']}ed; the player is told."
+
+        return action_page(self, request, obj=appeal, permission="moderation.resolve_report", title="Decide appeal",
+                           perform=perform, form_class=DecideForm)

@@ -1,13 +1,24 @@
-"""The reports API: ``POST /api/reports`` (one API class per operation)."""
+"""The reports API (``POST /api/reports``), the caller's notices (``GET /api/me/notices``, ``POST
+/api/me/notices/seen``) and appeals (``POST /api/appeals``); one API class per operation."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.authentication import AnyStandingTokenAuthentication, StandingSessionAuthentication
 from config.schema import errors
-from moderation import services
-from moderation.serializers import ReportCreateSerializer, ReportSerializer
+from moderation import notices, services
+from moderation.serializers import (
+    AppealCreateSerializer,
+    AppealSerializer,
+    NoticeListSerializer,
+    NoticeSeenAnswerSerializer,
+    NoticeSeenSerializer,
+    NoticeSerializer,
+    ReportCreateSerializer,
+    ReportSerializer,
+)
 from moderation.throttles import ReportThrottle
 
 
@@ -35,3 +46,53 @@ class ReportCreateApi(APIView):
         ser.is_valid(raise_exception=True)
         report = services.report_create(reporter=request.user, **ser.validated_data)
         return Response(ReportSerializer(report).data, status=status.HTTP_201_CREATED)
+
+
+class NoticeListApi(APIView):
+    """What the caller was told and has not marked seen: warnings, reports acted on, appeals decided.
+    Answers a sanctioned player too."""
+
+    authentication_classes = [AnyStandingTokenAuthentication, StandingSessionAuthentication]
+
+    @extend_schema(responses={200: NoticeListSerializer, **errors(401)}, operation_id="me_notices")
+    def get(self, request):
+        return Response({"notices": NoticeSerializer(notices.notices_unseen(user=request.user), many=True).data})
+
+
+class NoticeSeenApi(APIView):
+    """Mark the caller's notices up to an id seen (they are not listed again)."""
+
+    authentication_classes = [AnyStandingTokenAuthentication, StandingSessionAuthentication]
+
+    @extend_schema(request=NoticeSeenSerializer, responses={200: NoticeSeenAnswerSerializer,
+                                                            **errors(400, 401, s400="invalid: up_to")},
+                   operation_id="me_notices_seen")
+    def post(self, request):
+        ser = NoticeSeenSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        return Response({"marked": notices.notices_mark_seen(user=request.user, **ser.validated_data)})
+
+
+class AppealCreateApi(APIView):
+    """Appeal one of your sanctions in force, once: it goes to the moderators' appeal queue. A banned or
+    suspended player's token is accepted here."""
+
+    authentication_classes = [AnyStandingTokenAuthentication, StandingSessionAuthentication]
+    throttle_classes = [ReportThrottle]
+
+    @extend_schema(
+        request=AppealCreateSerializer,
+        responses={201: AppealSerializer,
+                   **errors(400, 401, 404, 409, 429,
+                            s400="invalid: sanction_id, or text empty / over 1000 characters / against the text "
+                                 "policy",
+                            s404="not_found: no such sanction of yours in force",
+                            s409="already_appealed: one appeal per sanction",
+                            s429="throttled (THROTTLE_REPORT)")},
+        operation_id="appeals_create",
+    )
+    def post(self, request):
+        ser = AppealCreateSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        appeal = notices.appeal_create(user=request.user, **ser.validated_data)
+        return Response(AppealSerializer(appeal).data, status=status.HTTP_201_CREATED)

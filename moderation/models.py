@@ -126,3 +126,58 @@ class IntegrityFlag(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()}: {self.user_id} vs {self.other_id} ({self.game_name})"
+
+
+class Notice(models.Model):
+    """Something a player is told and sees at their next visit (``GET /api/me/notices``) even with no
+    socket open: a moderator's ``warning``, ``report_acted`` (a report they made was acted on; the outcome
+    for the reported player is not named) or ``appeal_decided``. ``seen_at``: when the player's client
+    marked it seen."""
+
+    class Kind(models.TextChoices):
+        WARNING = "warning", "Warning"
+        REPORT_ACTED = "report_acted", "Report acted on"
+        APPEAL_DECIDED = "appeal_decided", "Appeal decided"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notices")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    text = models.CharField(max_length=1000)
+    created_at = models.DateTimeField(auto_now_add=True)
+    seen_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["user", "seen_at"], name="notice_user_unseen")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} to user {self.user_id}"
+
+
+APPEAL_MAX = 1000
+
+
+class Appeal(models.Model):
+    """A player's appeal against one of their sanctions (one per sanction), in the admin's appeal queue.
+    A moderator ``grants`` it (the sanction is lifted with the decision as its reason) or ``rejects`` it;
+    the player is told either way (a :class:`Notice`)."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        GRANTED = "granted", "Granted (sanction lifted)"
+        REJECTED = "rejected", "Rejected"
+
+    sanction = models.OneToOneField("accounts.Sanction", on_delete=models.CASCADE, related_name="appeal")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="appeals")
+    text = models.CharField(max_length=APPEAL_MAX * 4)  # APPEAL_MAX graphemes
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decision_note = models.CharField(max_length=500, blank=True, default="")
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"appeal #{self.pk} against sanction {self.sanction_id}"

@@ -1,10 +1,10 @@
-"""Serializers of the reports API."""
+"""Serializers of the reports, notices and appeals API."""
 
 from rest_framework import serializers
 
 from config.textpolicy import PolicyTextField
 from config.timefmt import DateTimeMsField
-from moderation.models import NOTE_MAX, Report
+from moderation.models import APPEAL_MAX, NOTE_MAX, Appeal, Notice, Report
 
 
 class ReportCreateSerializer(serializers.Serializer):
@@ -33,3 +33,46 @@ class ReportSerializer(serializers.Serializer):
 
     def get_target_id(self, report) -> int:
         return int(report.target_key.split(":", 1)[1])
+
+
+class NoticeSerializer(serializers.Serializer):
+    """``{id, kind, text, created_at}``: ``kind`` warning / report_acted / appeal_decided."""
+
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=Notice.Kind.choices)
+    text = serializers.CharField()
+    created_at = DateTimeMsField()
+
+
+class NoticeListSerializer(serializers.Serializer):
+    """``GET /api/me/notices``: the caller's notices not marked seen, oldest first (at most 50)."""
+
+    notices = NoticeSerializer(many=True)
+
+
+class NoticeSeenSerializer(serializers.Serializer):
+    """``POST /api/me/notices/seen``: mark every notice with an id up to ``up_to`` seen."""
+
+    up_to = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
+
+
+class NoticeSeenAnswerSerializer(serializers.Serializer):
+    marked = serializers.IntegerField(help_text="How many notices were unseen and are now marked seen.")
+
+
+class AppealCreateSerializer(serializers.Serializer):
+    """``POST /api/appeals``: appeal the sanction ``sanction_id`` (the ``sanction_id`` of a ``403 banned /
+    suspended / muted`` answer) with ``text`` (1–1000 characters under the text policy)."""
+
+    sanction_id = serializers.IntegerField(min_value=1, max_value=2**63 - 1)
+    text = PolicyTextField(max_length=APPEAL_MAX, min_length=1)
+
+
+class AppealSerializer(serializers.Serializer):
+    """An appeal as its author sees it: ``{id, sanction_id, status, created_at}`` (``status`` open,
+    granted or rejected)."""
+
+    id = serializers.IntegerField()
+    sanction_id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Appeal.Status.choices)
+    created_at = DateTimeMsField()

@@ -21,7 +21,8 @@ from config.errors import ApiError, invalid_field
 from config.groups import group_send
 from config.textpolicy import TextPolicyError, clean_text
 from games.models import Game, GamePlayer
-from moderation.models import NOTE_MAX, IntegrityFlag, Report
+from moderation.models import NOTE_MAX, IntegrityFlag, Notice, Report
+from moderation.notices import REPORT_ACTED, notice_send
 from ranking.models import GameRecord, RatingChange
 from rooms.models import ChatMessage, Seat
 
@@ -129,19 +130,30 @@ def _sanction(outcome: str, *, user, by, reason: str, until: datetime | None, re
 WARNING_DETAIL = "A moderator warns you about your behaviour: {note}"
 
 
+def _target_words(report: Report) -> str:
+    """What the reporter reported, in words ("Hana", "a chat message of Hana", "game 12")."""
+    if report.kind == Report.Kind.GAME:
+        return f"game {report.target_key.split(':', 1)[1]}"
+    name = report.reported_user.display_name if report.reported_user else "a player"
+    return f"a chat message of {name}" if report.kind == Report.Kind.CHAT_MESSAGE else name
+
+
 @transaction.atomic
 def report_resolve(*, report_id: int, by, outcome: str, note: str, user=None,
                    until: datetime | None = None, replaces: int | None = None) -> Report:
     """Resolve report ``report_id`` and every open report on the same target with ``outcome``:
 
     - ``dismiss``: nothing happens to anyone;
-    - ``warn``: ``user`` gets ``{"type": "warning", "detail"}`` on every open socket (group ``user-<id>``);
+    - ``warn``: ``user`` gets ``{"type": "warning", "detail"}`` on every open socket (group ``user-<id>``)
+      and the same text is kept as a ``warning`` :class:`~moderation.models.Notice` for their next visit;
     - ``mute`` / ``suspend`` (until ``until``, in the future) / ``ban``: the sanction service of that name
       (``accounts.sanctions``) with ``note`` as its reason.
 
     ``user``: who is warned or sanctioned (default the reported user; required for a game's report).
     ``note``: the moderator's reason, kept on the reports (``outcome_note``) and in the audit trail. Each
-    report records ``outcome``, ``resolved_by``, ``resolved_at``. One audit row per report.
+    report records ``outcome``, ``resolved_by``, ``resolved_at``. One audit row per report. Unless
+    dismissed, each reporter gets a ``report_acted`` notice (``moderation.notices``; the outcome is not
+    named).
 
     ``replaces``: the id of a longer sanction of the same kind in force that this one replaces (without
     it such a sanction answers 409 ``sanction_in_force``, ``accounts.sanctions.sanction_conflict``).
@@ -170,6 +182,7 @@ def report_resolve(*, report_id: int, by, outcome: str, note: str, user=None,
         payload = {"type": "warning", "detail": WARNING_DETAIL.format(note=note)}
         group = f"user-{user.pk}"
         transaction.on_commit(lambda: group_send(group, {"type": "user.warning", "payload": payload}))
+        Notice.objects.create(user=user, kind=Notice.Kind.WARNING, text=payload["detail"][:1000])
     now = timezone.now()
     reports = list(Report.objects.select_for_update().filter(target_key=report.target_key,
                                                              status=Report.Status.OPEN))
@@ -177,6 +190,9 @@ def report_resolve(*, report_id: int, by, outcome: str, note: str, user=None,
         row.status, row.outcome, row.outcome_note = Report.Status.RESOLVED, outcome, note
         row.resolved_by, row.resolved_at, row.sanction = by, now, sanction
         row.save(update_fields=["status", "outcome", "outcome_note", "resolved_by", "resolved_at", "sanction"])
+        if outcome != Report.Outcome.DISMISS:
+            notice_send(user=row.reporter, kind=Notice.Kind.REPORT_ACTED,
+                        text=REPORT_ACTED.format(target=_target_words(row)))
         audit_record(actor=by, action="report_resolve", target=row, reason=note,
                      changes={"status": [Report.Status.OPEN, Report.Status.RESOLVED]}, outcome=outcome,
                      user_id=getattr(user, "pk", None), until=until,

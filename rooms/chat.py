@@ -74,7 +74,7 @@ def chat_post(*, code: str, user, data) -> ChatMessage:
     seat = _chat_seat(room, user)
     muted = user_mute_status(user)
     if muted is not None:
-        raise standing_error(muted)
+        raise standing_error(muted, user)
     body = _chat_body(data)
     chat_throttle_check(user)
     message = ChatMessage.objects.create(room=room, user=user, seat=seat.index, **body)

@@ -37,7 +37,8 @@ spectator given a broadcast built while nobody watched, ``unwatched``, reads its
 ``room.chat_hidden`` (``{type: "chat_hidden", id}``), ``room.closed`` (``{type: "room_closed"}``, then
 close **4404**) and ``room.kick`` (to the kicked user's sockets only: ``{type: "kicked", seat}``, then
 close **4403**); and, to the group ``user-<id>`` the socket also joins, ``queue.matched`` (the ranked queue
-found a room), ``user.warning`` (a moderator's warning: ``{type: "warning", detail}``) and ``user.revoked``
+found a room), ``user.warning`` (a moderator's warning: ``{type: "warning", detail}``), ``user.notice``
+(``{type: "notice", id, kind, text}``, kept until seen: ``moderation.notices``) and ``user.revoked``
 (``{close_code, code?, detail?, until?}``: send the error, if any, and close with ``close_code``).
 """
 
@@ -652,6 +653,11 @@ class RoomConsumer(VoiceSocketMixin, AsyncJsonWebsocketConsumer):
     async def user_warning(self, event):
         """``{type: "warning", detail}`` to the group ``user-<id>``: a moderator's warning (a report's
         outcome)."""
+        await self.send_json(event["payload"])
+
+    async def user_notice(self, event):
+        """``{type: "notice", id, kind, text}`` to the group ``user-<id>``: something the player is told
+        and also finds at their next visit (``moderation.notices``: warnings, reports acted on, appeals)."""
         await self.send_json(event["payload"])
 
     async def queue_matched(self, event):
