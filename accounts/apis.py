@@ -24,6 +24,11 @@ def client_address(request) -> str | None:
     return BaseThrottle().get_ident(request)
 
 
+def client_device(request) -> str:
+    """The page's device id (header ``X-Device-Id``), or ``""`` (``accounts.traces``)."""
+    return request.headers.get("X-Device-Id", "")
+
+
 def _answer(user, token: str, code: int) -> Response:
     return Response({"user": UserSerializer(user).data, "token": token}, status=code)
 
@@ -39,7 +44,8 @@ class GuestApi(APIView):
     def post(self, request):
         ser = GuestSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        user, token = services.user_create_guest(address=client_address(request), **ser.validated_data)
+        user, token = services.user_create_guest(address=client_address(request), device=client_device(request),
+                                                 **ser.validated_data)
         return _answer(user, token, status.HTTP_201_CREATED)
 
 
@@ -57,7 +63,7 @@ class RegisterApi(APIView):
         caller = request.user if request.user.is_authenticated else None
         sent = getattr(request.auth, "sent_key", None)  # the guest's own key, answered again
         user, token = services.user_register(guest=caller, address=client_address(request), guest_token=sent,
-                                             **ser.validated_data)
+                                             device=client_device(request), **ser.validated_data)
         return _answer(user, token, status.HTTP_201_CREATED)
 
 
@@ -72,7 +78,8 @@ class LoginApi(APIView):
     def post(self, request):
         ser = LoginSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        user, token = services.user_login(request=request, **ser.validated_data)
+        user, token = services.user_login(request=request, address=client_address(request),
+                                          device=client_device(request), **ser.validated_data)
         return _answer(user, token, status.HTTP_200_OK)
 
 

@@ -167,3 +167,26 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"token of user {self.user_id} (created {self.created_at:%Y-%m-%d})"
+
+
+class Trace(models.Model):
+    """Where a user came from (personal data, kept ``TRACE_DAYS`` days, then purged: ``accounts.traces``):
+    the network ``address`` and the page's ``device`` id (empty when not sent) of a sign-up (``guest``,
+    ``register``), a ``login`` or a ``socket``. Moderators see which accounts share an address or a
+    device; a banned or suspended guest's device is refused new guests."""
+
+    GUEST, REGISTER, LOGIN, SOCKET = "guest", "register", "login", "socket"
+    KIND_CHOICES = [(GUEST, "Guest sign-up"), (REGISTER, "Registration"), (LOGIN, "Login"), (SOCKET, "Socket")]
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="traces")
+    kind = models.CharField(max_length=8, choices=KIND_CHOICES)
+    address = models.GenericIPAddressField(null=True, blank=True)
+    device = models.CharField(max_length=64, blank=True, default="", db_index=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["address"], name="trace_address")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of user {self.user_id} from {self.address}"

@@ -34,6 +34,7 @@ import ipaddress
 from datetime import datetime
 
 from auditlog.context import set_actor
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -126,13 +127,12 @@ def ip_block_for(address: str | None, now: datetime | None = None) -> IpBlock | 
     return None
 
 
-def ip_check(address: str | None) -> None:
+def ip_check(address: str | None, detail: str = "New accounts cannot be created from your network.") -> None:
     """Raise 403 ``address_blocked`` (with ``until``, null for a block with no end) when ``address`` lies
-    in a block in force: no guest and no account may be created from there."""
+    in a block in force: no guest, no account, no login and no socket from there."""
     block = ip_block_for(address)
     if block is not None:
-        raise ApiError("address_blocked", "New accounts cannot be created from your network.", 403,
-                       extra={"until": iso_ms(block.until)})
+        raise ApiError("address_blocked", detail, 403, extra={"until": iso_ms(block.until)})
 
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -345,11 +345,16 @@ def user_ban_lift(*, user, by, reason: str = "") -> int:
 
 def clean_network(network: str) -> str:
     """``network`` (an address or CIDR) normalised (``"203.0.113.7/24"`` -> ``"203.0.113.0/24"``); raises
-    ``ValidationError`` keyed ``network``."""
+    ``ValidationError`` keyed ``network`` (not a network, or wider than ``IP_BLOCK_MIN_PREFIX_V4`` /
+    ``IP_BLOCK_MIN_PREFIX_V6``: /16 and /48 by default)."""
     try:
-        return str(ipaddress.ip_network(str(network).strip(), strict=False))
+        net = ipaddress.ip_network(str(network).strip(), strict=False)
     except ValueError as exc:
         raise ValidationError({"network": ["An IP address or a CIDR network such as 203.0.113.0/24."]}) from exc
+    widest = settings.IP_BLOCK_MIN_PREFIX_V4 if net.version == 4 else settings.IP_BLOCK_MIN_PREFIX_V6
+    if net.prefixlen < widest:
+        raise ValidationError({"network": [f"Too wide: at most a /{widest} network for IPv{net.version}."]})
+    return str(net)
 
 
 @transaction.atomic

@@ -14,9 +14,10 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
 from rest_framework import serializers
 
-from accounts.models import User
+from accounts.models import Trace, User
 from accounts.sanctions import CLOSE_SIGNED_OUT, ip_check, user_check_standing, user_sockets_close_on_commit
 from accounts.tokens import token_issue, tokens_revoke
+from accounts.traces import device_check, trace_record
 from config.errors import ApiError
 
 USERNAME_TAKEN = "That username is taken."
@@ -27,14 +28,18 @@ def _token_for(user: User) -> str:
 
 
 @transaction.atomic
-def user_create_guest(*, display_name: str, address: str | None = None) -> tuple[User, str]:
+def user_create_guest(*, display_name: str, address: str | None = None, device: str = "") -> tuple[User, str]:
     """Create a guest: a generated ``guest-…`` username, no usable password. Returns (user, token key).
 
-    ``address``: the client's IP; raises 403 ``address_blocked`` when it lies in an IP block in force."""
+    ``address``: the client's IP; raises 403 ``address_blocked`` when it lies in an IP block in force.
+    ``device``: the page's device id; raises 403 ``device_blocked`` when a guest of that device is banned
+    or suspended (``accounts.traces``). Both are kept as a trace."""
     ip_check(address)
+    device_check(device)
     user = User(username=f"guest-{secrets.token_hex(6)}", display_name=display_name, is_guest=True)
     user.set_unusable_password()
     user.save()
+    trace_record(user=user, kind=Trace.GUEST, address=address, device=device)
     return user, _token_for(user)
 
 
@@ -44,7 +49,8 @@ def _taken() -> serializers.ValidationError:
 
 @transaction.atomic
 def user_register(*, username: str, password: str, display_name: str, guest: User | None = None,
-                  address: str | None = None, guest_token: str | None = None) -> tuple[User, str]:
+                  address: str | None = None, guest_token: str | None = None,
+                  device: str = "") -> tuple[User, str]:
     """Register ``username``; a guest caller (``guest``) is upgraded in place and keeps its id and token
     (``guest_token``, the key it sent; answered again; a new token when it came by its session).
 
@@ -75,12 +81,17 @@ def user_register(*, username: str, password: str, display_name: str, guest: Use
             user.save()
     except IntegrityError as exc:  # a concurrent registration took the username first
         raise _taken() from exc
+    trace_record(user=user, kind=Trace.REGISTER, address=address, device=device)
     return user, guest_token if guest is not None and guest_token else _token_for(user)
 
 
-def user_login(*, username: str, password: str, request=None) -> tuple[User, str]:
-    """Check the credentials; returns (user, token key). Raises 400 ``invalid`` on bad credentials, 403
-    ``banned`` / ``suspended`` (with ``until``) for the right credentials of a sanctioned user."""
+def user_login(*, username: str, password: str, request=None, address: str | None = None,
+               device: str = "") -> tuple[User, str]:
+    """Check the credentials; returns (user, token key). Raises 403 ``address_blocked`` (``address`` in an
+    IP block in force), 400 ``invalid`` on bad credentials, 403 ``banned`` / ``suspended`` (with
+    ``until``) for the right credentials of a sanctioned user. The address and device are kept as a
+    trace (``accounts.traces``)."""
+    ip_check(address, "Logins from your network are blocked.")
     # Usernames are unique whatever their case (a database constraint): log in by the stored spelling.
     stored = User.objects.filter(username__iexact=username).values_list("username", flat=True).first()
     username = stored or username
@@ -92,6 +103,7 @@ def user_login(*, username: str, password: str, request=None) -> tuple[User, str
         raise ApiError("invalid", "Wrong username or password.", 400,
                        fields={"non_field_errors": ["Wrong username or password."]})
     user_check_standing(user)
+    trace_record(user=user, kind=Trace.LOGIN, address=address, device=device)
     return user, _token_for(user)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Q
 
+from accounts.traces import accounts_sharing
 from games.models import Game, GamePlayer
 from moderation.models import Report
 from ranking.models import Friendship, Rating, RatingChange
@@ -17,7 +18,8 @@ def user_overview(user) -> dict:
     """Everything a moderator reads on a user's page, newest first, ``PAGE_ROWS`` rows a list:
     ``games_playing`` / ``games_recent`` (Game rows with ``seat``), ``rooms`` (with ``seat``), ``chat``,
     ``reports_made``, ``reports_received``, ``ratings``, ``rating_history``
-    (``{game_name: [RatingChange]}``), ``friends`` (users), ``kicks`` (RoomKick)."""
+    (``{game_name: [RatingChange]}``), ``friends`` (users), ``kicks`` (RoomKick), ``sharing`` (other
+    accounts seen from the same address or device, ``accounts.traces.accounts_sharing``)."""
     seats = {gp.game_id: gp.seat for gp in GamePlayer.objects.filter(user=user, cpu=False).only("game_id", "seat")}
     games = Game.objects.filter(pk__in=list(seats)).defer("state", "rules").order_by("-id")
     playing = list(games.filter(status=Game.PLAYING)[:PAGE_ROWS])
@@ -45,4 +47,5 @@ def user_overview(user) -> dict:
         "rating_history": history,
         "friends": list(type(user).objects.filter(pk__in=friend_ids).order_by("display_name")[:100]),
         "kicks": list(RoomKick.objects.filter(user=user).select_related("room", "by")[:PAGE_ROWS]),
+        "sharing": accounts_sharing(user)[:PAGE_ROWS],
     }

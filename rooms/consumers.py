@@ -7,7 +7,9 @@ is listed in the room's ``spectators``, and is closed with **4403** when watchin
 ranked game starts. The socket is accepted and
 then closed with **4401** when
 it is not authenticated (no or bad token, no session), **4409** when the user is banned, **4410** when
-suspended, and **4403** when the user holds no seat in the room and may not watch it (or the room is
+suspended, **4411** when the client's address lies in an IP block in force (after an ``error``
+``address_blocked`` with ``until``; ``accounts.traces``, which also keeps the socket's address and the
+``device`` query parameter as a trace), and **4403** when the user holds no seat in the room and may not watch it (or the room is
 unknown or closed); a
 cookie socket from a bad origin is refused before that by ``accounts.ws_auth``.
 
@@ -48,6 +50,7 @@ import json
 import logging
 import time
 from importlib import import_module
+from urllib.parse import parse_qs
 
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -58,6 +61,7 @@ from rest_framework import exceptions
 from accounts.models import User
 from accounts.sanctions import CLOSE_CODES, CLOSE_SIGNED_OUT, user_group, user_standing, user_standing_now
 from accounts.selectors import token_get
+from accounts.traces import CLOSE_ADDRESS_BLOCKED, socket_address, socket_admit
 from config import metrics
 from config.asyncdb import db_call
 from config.errors import ApiError, validation_body
@@ -313,6 +317,13 @@ class RoomConsumer(VoiceSocketMixin, AsyncJsonWebsocketConsumer):
         refusal = user_standing(self.user)
         if refusal is not None:
             await self._refuse(refusal)
+            return
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        blocked = await db_call(socket_admit)(user=self.user, address=socket_address(self.scope),
+                                              device=(query.get("device") or [""])[0])
+        if blocked is not None:
+            await self.send_json({"type": "error", **blocked})
+            await self.close(code=CLOSE_ADDRESS_BLOCKED)
             return
         session = self.scope.get("session")
         self.creds = (self.user.pk, self.scope.get("token_key"),

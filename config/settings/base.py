@@ -268,6 +268,12 @@ REST_FRAMEWORK = {
 TOKEN_IDLE_DAYS = env.int("TOKEN_IDLE_DAYS", default=30)
 TOKEN_TOUCH_SECONDS = env.int("TOKEN_TOUCH_SECONDS", default=3600)
 
+# Alternate accounts (accounts.traces; docs/moderation.md): addresses and page device ids of sign-ups,
+# logins and sockets are personal data kept this many days. IP blocks wider than these prefixes are refused.
+TRACE_DAYS = env.int("TRACE_DAYS", default=30)
+IP_BLOCK_MIN_PREFIX_V4 = env.int("IP_BLOCK_MIN_PREFIX_V4", default=16)
+IP_BLOCK_MIN_PREFIX_V6 = env.int("IP_BLOCK_MIN_PREFIX_V6", default=48)
+
 # Moderators' coin adjustments (coins.grants; docs/moderation.md): at most this many coins in one
 # adjustment and in all in one UTC day per moderator; larger ones are a superuser's.
 COIN_GRANT_MAX = env.int("COIN_GRANT_MAX", default=10_000)
@@ -331,6 +337,8 @@ CELERY_BEAT_SCHEDULE: dict = {
     "ranking-queue-expire": {"task": "ranking.queue_expire", "schedule": 60.0, "options": {"expires": 55.0}},
     # Every ten minutes: mark rooms idle for 24 h closed (their codes already answer 404).
     "rooms-close-idle": {"task": "rooms.close_idle_rooms", "schedule": 600.0, "options": {"expires": 590.0}},
+    # Every hour: delete the address / device traces older than TRACE_DAYS (personal data).
+    "accounts-traces-purge": {"task": "accounts.traces_purge", "schedule": 3600.0, "options": {"expires": 3500.0}},
 }
 
 # Seconds a seat whose last socket closed stays present before the CPU plays for it (DESIGN.md).

@@ -81,8 +81,20 @@ function errorText(err) {
   return text;
 }
 
+// This browser's device id, kept in its storage: sent with sign-ups, logins and sockets so moderators can
+// find alternate accounts (docs/moderation.md "Alternate accounts"; kept by the server for TRACE_DAYS).
+function deviceId() {
+  let id = store.get("device", null);
+  if (typeof id !== "string" || !/^[A-Za-z0-9_-]{8,64}$/.test(id)) {
+    id = (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
+    store.set("device", id);
+  }
+  return id;
+}
+
 async function api(method, path, body) {
   const headers = { Accept: "application/json", "Accept-Language": document.documentElement.lang || "en" };
+  headers["X-Device-Id"] = deviceId();
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (S.token) headers.Authorization = "Token " + S.token;
   let res;
@@ -454,7 +466,8 @@ function connect() {
   closeSocket();
   const code = S.code;
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const ws = new WebSocket(`${scheme}://${location.host}/ws/rooms/${code}/?token=${encodeURIComponent(S.token)}`);
+  const ws = new WebSocket(`${scheme}://${location.host}/ws/rooms/${code}/?token=${encodeURIComponent(S.token)}`
+    + `&device=${encodeURIComponent(deviceId())}`);
   S.ws = ws;
   setConn(gettext("Connecting…"));
   ws.onopen = () => {
