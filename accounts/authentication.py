@@ -13,25 +13,20 @@ from accounts.selectors import token_get
 
 class StandingTokenAuthentication(authentication.TokenAuthentication):
     """``Authorization: Token <key>``; 401 for an unknown key, 403 ``banned``/``suspended`` for a valid
-    key of a sanctioned user."""
+    key of a sanctioned user (``check_standing=False``: accepted whatever the standing, for what a
+    sanctioned player may still do: ``POST /api/appeals``, their notices)."""
+
+    def __init__(self, check_standing: bool = True):
+        super().__init__()
+        self.check_standing = check_standing
 
     def authenticate_credentials(self, key):
         token = token_get(key)
         if token is None:
             raise exceptions.AuthenticationFailed("Invalid token.")
-        sanctions.user_check_standing(token.user)
+        if self.check_standing:
+            sanctions.user_check_standing(token.user)
         token.sent_key = key  # the key as sent (only its digest is stored): register answers it again
-        return token.user, token
-
-
-class AnyStandingTokenAuthentication(authentication.TokenAuthentication):
-    """``Authorization: Token <key>`` whatever the user's standing: only for what a sanctioned player may
-    still do (``POST /api/appeals``, reading their notices). 401 for an unknown key."""
-
-    def authenticate_credentials(self, key):
-        token = token_get(key)
-        if token is None:
-            raise exceptions.AuthenticationFailed("Invalid token.")
         return token.user, token
 
 

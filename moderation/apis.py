@@ -6,7 +6,7 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.authentication import AnyStandingTokenAuthentication, StandingSessionAuthentication
+from accounts.authentication import StandingSessionAuthentication, StandingTokenAuthentication
 from config.schema import errors
 from moderation import notices, services
 from moderation.serializers import (
@@ -52,7 +52,8 @@ class NoticeListApi(APIView):
     """What the caller was told and has not marked seen: warnings, reports acted on, appeals decided.
     Answers a sanctioned player too."""
 
-    authentication_classes = [AnyStandingTokenAuthentication, StandingSessionAuthentication]
+    def get_authenticators(self):
+        return [StandingTokenAuthentication(check_standing=False), StandingSessionAuthentication()]
 
     @extend_schema(responses={200: NoticeListSerializer, **errors(401)}, operation_id="me_notices")
     def get(self, request):
@@ -62,7 +63,8 @@ class NoticeListApi(APIView):
 class NoticeSeenApi(APIView):
     """Mark the caller's notices up to an id seen (they are not listed again)."""
 
-    authentication_classes = [AnyStandingTokenAuthentication, StandingSessionAuthentication]
+    def get_authenticators(self):
+        return [StandingTokenAuthentication(check_standing=False), StandingSessionAuthentication()]
 
     @extend_schema(request=NoticeSeenSerializer, responses={200: NoticeSeenAnswerSerializer,
                                                             **errors(400, 401, s400="invalid: up_to")},
@@ -77,7 +79,8 @@ class AppealCreateApi(APIView):
     """Appeal one of your sanctions in force, once: it goes to the moderators' appeal queue. A banned or
     suspended player's token is accepted here."""
 
-    authentication_classes = [AnyStandingTokenAuthentication, StandingSessionAuthentication]
+    def get_authenticators(self):
+        return [StandingTokenAuthentication(check_standing=False), StandingSessionAuthentication()]
     throttle_classes = [ReportThrottle]
 
     @extend_schema(
