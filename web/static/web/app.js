@@ -119,7 +119,7 @@ async function api(method, path, body) {
 }
 
 async function attempt(fn) {
-  try { return await fn(); } catch (err) { toast(errorText(err)); return undefined; }
+  try { return await fn(); } catch (err) { toast(errorText(err)); offerAppeal(err.body); return undefined; }
 }
 
 // ------------------------------------------------------------------------------------------- sound
@@ -191,6 +191,7 @@ function signedOut() {
 }
 
 async function afterSignIn() {
+  loadNotices();
   if (S.pendingFriend) {
     const code = S.pendingFriend;
     S.pendingFriend = null;
@@ -528,6 +529,8 @@ function onMessage(msg) {
     toast(msg.type === "kicked" ? gettext("A moderator removed you from this room.")
                                 : msg.detail || gettext("A moderator closed this room."));
     show("home");
+  } else if (msg.type === "notice") {
+    showNotices([msg]);
   } else if (msg.type === "warning") {
     toast(fmt(gettext("Warning from a moderator: %(detail)s"), { detail: msg.detail }));
   } else if (msg.type === "queue" && msg.status === "matched") {
@@ -641,6 +644,7 @@ function renderLobby(room, afterGame) {
       }
     }
     if (seat.user && S.me && seat.user.id !== S.me.id) li.append(friendButton(seat.user) || "");
+    li.append(reportPlayerButton(seat.index, seat.user ? seat.user.display_name : "") || "");
     list.appendChild(li);
   }
   box.append(h("h3", { text: gettext("Seats") }), list);
@@ -866,6 +870,8 @@ function renderPlayers(view) {
         "data-mine": view.legal_actions.length ? "true" : "false", role: "timer", "aria-label": gettext("Time left") }));
     }
     if (active) li.appendChild(h("span", { class: "sr-only", text: gettext("(playing now)") }));
+    const report = reportPlayerButton(p.seat, p.display_name);
+    if (report) li.appendChild(report);
     list.appendChild(li);
   }
   return list;
@@ -1006,6 +1012,10 @@ function renderResult(view, replayLink = false) {
   if (replayLink) {
     box.appendChild(h("a", { class: "button", id: "replay-link", href: `/replay/${view.id}`,
       onclick: (e) => { e.preventDefault(); openReplay(view.id); } }, gettext("Watch the replay")));
+  }
+  if (view.id && view.you !== null && view.you !== undefined) {
+    box.appendChild(h("p", { class: "report-game" }, reportButton("game", view.id, gettext("Report this game")),
+                      " ", gettext("Report this game")));
   }
   return box;
 }
@@ -1277,12 +1287,116 @@ function addChat(m, live) {
   const time = new Date(m.created_at);
   const li = h("li", { class: "chat-msg" + (m.emoji ? " emoji-msg" : ""), "data-id": m.id },
     h("time", { datetime: m.created_at, text: time.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) }),
-    h("strong", { text: m.display_name + ": " }), h("span", { class: "chat-text", text }));
+    h("strong", { text: m.display_name + ": " }), h("span", { class: "chat-text", text }),
+    reportMessageButton(m));
   const log = $("#chat-log");
   log.appendChild(li);
   while (log.children.length > 100) log.firstChild.remove();
   log.scrollTop = log.scrollHeight;
   if (live) sounds.chat();
+}
+
+// ------------------------------------------------------------------------------- reports and notices
+// A report control for a player, a chat message or a finished game (POST /api/reports); what moderators
+// told the player (GET /api/me/notices, kept until marked seen); an appeal against a sanction
+// (POST /api/appeals), offered with the sanction's answer. docs/moderation.md.
+const REPORT_REASONS = () => [
+  ["cheating", gettext("Cheating")], ["collusion", gettext("Collusion or rating manipulation")],
+  ["harassment", gettext("Harassment or insults")], ["hate", gettext("Hate speech")],
+  ["spam", gettext("Spam or advertising")], ["inappropriate_name", gettext("Inappropriate name")],
+  ["stalling", gettext("Stalling or abandoning games")], ["other", gettext("Other")],
+];
+
+function reportButton(kind, targetId, label) {
+  return h("button", { type: "button", class: "report-btn", "data-report": `${kind}:${targetId}`,
+                       "aria-label": label, title: label, onclick: () => openReport(kind, targetId, label) }, "⚑");
+}
+
+// Another human player of the open room (its seat's user), or nothing.
+function reportPlayerButton(seat, name) {
+  const s = S.room && S.room.seats.find((x) => x.index === seat);
+  if (!s || !s.user || !S.me || s.user.id === S.me.id) return null;
+  return reportButton("user", s.user.id, fmt(gettext("Report %(name)s"), { name }));
+}
+
+// A chat message someone else wrote (not from my seat), or nothing.
+function reportMessageButton(m) {
+  const mine = S.room && S.me && S.room.seats.find((x) => x.user && x.user.id === S.me.id);
+  if (!S.me || (mine && m.seat === mine.index)) return null;
+  return reportButton("chat_message", m.id, gettext("Report this message"));
+}
+
+function openReport(kind, targetId, label) {
+  const old = $("#report-dialog");
+  if (old) old.remove();
+  const reason = h("select", { id: "report-reason", name: "reason", required: true },
+    ...REPORT_REASONS().map(([value, text]) => h("option", { value }, text)));
+  const note = h("textarea", { id: "report-note", name: "note", maxlength: "500", rows: "3" });
+  const dialog = h("dialog", { id: "report-dialog", class: "card-form", "aria-labelledby": "report-title" });
+  const form = h("form", { method: "dialog" },
+    h("h3", { id: "report-title", text: label }),
+    h("label", { for: "report-reason", text: gettext("Why?") }), reason,
+    h("label", { for: "report-note", text: gettext("Anything the moderators should know (optional)") }), note,
+    h("div", { class: "row" },
+      h("button", { type: "submit", id: "report-send", text: gettext("Send report") }),
+      h("button", { type: "button", onclick: () => dialog.close(), text: gettext("Cancel") })));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    attempt(async () => {
+      await api("POST", "/api/reports", { kind, target_id: targetId, reason: reason.value, note: note.value.trim() });
+      dialog.close();
+      toast(gettext("Report sent. The moderators will look at it; you will be told when they act on it."));
+    });
+  });
+  dialog.appendChild(form);
+  dialog.addEventListener("close", () => dialog.remove());
+  document.body.appendChild(dialog);
+  dialog.showModal();
+  reason.focus();
+}
+
+async function loadNotices() {
+  if (!S.token) return;
+  const answer = await attempt(() => api("GET", "/api/me/notices"));
+  if (!answer || !answer.notices.length) return;
+  showNotices(answer.notices);
+}
+
+function showNotices(notices) {
+  let box = $("#notices");
+  if (!box) {
+    box = h("section", { id: "notices", class: "card-form notices", role: "status",
+                         "aria-labelledby": "notices-title" },
+      h("h2", { id: "notices-title", text: gettext("Messages from the moderators") }),
+      h("ul", { class: "plain-list" }),
+      h("button", { type: "button", id: "notices-ok", text: gettext("Understood") }));
+    $("#main").prepend(box);
+  }
+  const list = $("ul", box);
+  for (const n of notices) list.appendChild(h("li", { "data-notice": n.id, text: n.text }));
+  $("#notices-ok", box).onclick = () => attempt(async () => {
+    const upTo = Math.max(...[...list.children].map((li) => Number(li.dataset.notice)));
+    await api("POST", "/api/me/notices/seen", { up_to: upTo });
+    box.remove();
+  });
+}
+
+function offerAppeal(body) {
+  if (!body || !body.sanction_id || $("#appeal-form")) return;
+  const text = h("textarea", { id: "appeal-text", maxlength: "1000", rows: "3", required: true });
+  const form = h("form", { id: "appeal-form", class: "card-form", "aria-labelledby": "appeal-title" },
+    h("h2", { id: "appeal-title", text: gettext("Appeal this sanction") }),
+    h("p", { text: body.detail || "" }),
+    h("label", { for: "appeal-text", text: gettext("Why should it be lifted? (one appeal per sanction)") }), text,
+    h("div", { class: "row" }, h("button", { type: "submit", id: "appeal-send", text: gettext("Send appeal") })));
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    attempt(async () => {
+      await api("POST", "/api/appeals", { sanction_id: body.sanction_id, text: text.value.trim() });
+      form.replaceChildren(h("p", { id: "appeal-sent", text: gettext("Your appeal was sent. A moderator will answer it.") }));
+    });
+  });
+  $("#main").prepend(form);
 }
 
 // ------------------------------------------------------------------------------------------- people
@@ -1858,7 +1972,10 @@ async function start() {
 
 async function resume() {
   if (S.token) {
-    try { S.me = await api("GET", "/api/me"); } catch (err) { if (err.status !== 401) toast(errorText(err)); }
+    try { S.me = await api("GET", "/api/me"); } catch (err) {
+      if (err.status !== 401) { toast(errorText(err)); offerAppeal(err.body); }
+    }
+    loadNotices();
   }
   route();
 }
