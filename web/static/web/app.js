@@ -1382,7 +1382,7 @@ function showNotices(notices) {
 }
 
 function offerAppeal(body) {
-  if (!body || !body.sanction_id || $("#appeal-form")) return;
+  if (!S.token || !body || !body.sanction_id || $("#appeal-form")) return;  // appeals go with the token
   const text = h("textarea", { id: "appeal-text", maxlength: "1000", rows: "3", required: true });
   const form = h("form", { id: "appeal-form", class: "card-form", "aria-labelledby": "appeal-title" },
     h("h2", { id: "appeal-title", text: gettext("Appeal this sanction") }),
