@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from accounts import sanctions
 from accounts.models import Sanction
+from accounts.ranks import rank_check
 from config.audit import audit_record
 from config.errors import ApiError, invalid_field
 from config.groups import group_send
@@ -83,7 +84,7 @@ def appeal_decide(*, appeal_id: int, by, grant: bool, note: str) -> Appeal:
     if grant and sanction.in_force():
         _LIFT[sanction.kind](user=appeal.user, by=by, reason=f"Appeal granted: {note}")
     elif not grant:
-        sanctions.rank_check(actor=by, target=appeal.user)
+        rank_check(actor=by, target=appeal.user)
     appeal.status = Appeal.Status.GRANTED if grant else Appeal.Status.REJECTED
     appeal.decided_by, appeal.decided_at, appeal.decision_note = by, timezone.now(), note
     appeal.save(update_fields=["status", "decided_by", "decided_at", "decision_note"])
