@@ -8,6 +8,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
+from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
@@ -19,7 +20,7 @@ from moderation import (
     services,
 )
 from moderation.admin_tools import ReadOnlyAdmin, action_page
-from moderation.models import Appeal, IntegrityFlag, Report
+from moderation.models import Appeal, IntegrityFlag, Report, UserNote
 from rooms.models import ChatMessage
 
 CHAT_CONTEXT = 8  # messages shown before and after a reported one
@@ -332,3 +333,50 @@ class AppealAdmin(ReadOnlyAdmin):
 
         return action_page(self, request, obj=appeal, permission="moderation.resolve_report", title="Decide appeal",
                            perform=perform, form_class=DecideForm)
+
+
+class UserNoteForm(forms.ModelForm):
+    class Meta:
+        model = UserNote
+        fields = ["user", "text"]
+        widgets = {"text": forms.Textarea(attrs={"rows": 3, "cols": 80})}
+
+
+@admin.register(UserNote)
+class UserNoteAdmin(admin.ModelAdmin):
+    """Moderators' notes about users ("Add a note" on a user's page), through ``services.note_add`` (one
+    audit row each); read-only once written. Needs ``moderation.resolve_report``."""
+
+    form = UserNoteForm
+    list_display = ["created_at", "user", "by", "text"]
+    list_select_related = ["user", "by"]
+    search_fields = ["user__username", "user__display_name", "text"]
+    raw_id_fields = ["user"]
+
+    def _moderator(self, request):
+        return request.user.has_perm("moderation.resolve_report")
+
+    def has_view_permission(self, request, obj=None):
+        return self._moderator(request)
+
+    def has_module_permission(self, request):
+        return self._moderator(request)
+
+    def has_add_permission(self, request):
+        return self._moderator(request)
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_changeform_initial_data(self, request):
+        return {"user": request.GET.get("user")}
+
+    def save_model(self, request, obj, form, change):
+        made = services.note_add(user=form.cleaned_data["user"], by=request.user, text=form.cleaned_data["text"])
+        obj.pk, obj.by, obj.created_at = made.pk, made.by, made.created_at
+
+    def response_add(self, request, obj, post_url_continue=None):
+        return HttpResponseRedirect(reverse("admin:accounts_user_change", args=[obj.user_id]))

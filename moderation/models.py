@@ -181,3 +181,19 @@ class Appeal(models.Model):
 
     def __str__(self) -> str:
         return f"appeal #{self.pk} against sanction {self.sanction_id}"
+
+
+class UserNote(models.Model):
+    """A moderator's note about a user, shown on the user's admin page (``moderation.services.note_add``,
+    one audit row each); never shown to the player."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="staff_notes")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    text = models.CharField(max_length=1000)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"note #{self.pk} on user {self.user_id}"

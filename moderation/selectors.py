@@ -6,7 +6,7 @@ from django.db.models import Q
 
 from accounts.traces import accounts_sharing
 from games.models import Game, GamePlayer
-from moderation.models import Report
+from moderation.models import Report, UserNote
 from ranking.models import Friendship, Rating, RatingChange
 from rooms.models import ChatMessage, RoomKick, Seat
 
@@ -19,7 +19,8 @@ def user_overview(user) -> dict:
     ``games_playing`` / ``games_recent`` (Game rows with ``seat``), ``rooms`` (with ``seat``), ``chat``,
     ``reports_made``, ``reports_received``, ``ratings``, ``rating_history``
     (``{game_name: [RatingChange]}``), ``friends`` (users), ``kicks`` (RoomKick), ``sharing`` (other
-    accounts seen from the same address or device, ``accounts.traces.accounts_sharing``)."""
+    accounts seen from the same address or device, ``accounts.traces.accounts_sharing``), ``notes``
+    (moderators' notes, :class:`~moderation.models.UserNote`)."""
     seats = {gp.game_id: gp.seat for gp in GamePlayer.objects.filter(user=user, cpu=False).only("game_id", "seat")}
     games = Game.objects.filter(pk__in=list(seats)).defer("state", "rules").order_by("-id")
     playing = list(games.filter(status=Game.PLAYING)[:PAGE_ROWS])
@@ -48,4 +49,5 @@ def user_overview(user) -> dict:
         "friends": list(type(user).objects.filter(pk__in=friend_ids).order_by("display_name")[:100]),
         "kicks": list(RoomKick.objects.filter(user=user).select_related("room", "by")[:PAGE_ROWS]),
         "sharing": accounts_sharing(user)[:PAGE_ROWS],
+        "notes": list(UserNote.objects.filter(user=user).select_related("by")[:PAGE_ROWS]),
     }

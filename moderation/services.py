@@ -21,7 +21,7 @@ from config.errors import ApiError, invalid_field
 from config.groups import group_send
 from config.textpolicy import TextPolicyError, clean_text
 from games.models import Game, GamePlayer
-from moderation.models import NOTE_MAX, IntegrityFlag, Notice, Report
+from moderation.models import NOTE_MAX, IntegrityFlag, Notice, Report, UserNote
 from moderation.notices import REPORT_ACTED, notice_send
 from ranking.models import GameRecord, RatingChange
 from rooms.models import ChatMessage, Seat
@@ -333,3 +333,16 @@ def integrity_flag_review(*, flag_id: int, by, status: str, note: str):
     audit_record(actor=by, action="flag_review", target=flag, reason=note,
                  changes={"status": [IntegrityFlag.Status.OPEN, status]})
     return flag
+
+
+# ------------------------------------------------------------------------------------------- notes
+@transaction.atomic
+def note_add(*, user, by, text: str):
+    """A moderator's note about ``user`` (1–1000 characters), kept on the user's admin page; one audit
+    row (``note_add``). Raises 400 ``invalid`` naming ``text``."""
+    text = (text or "").strip()
+    if not text or len(text) > 1000:
+        raise invalid_field("text", "Between 1 and 1000 characters.")
+    note = UserNote.objects.create(user=user, by=by, text=text)
+    audit_record(actor=by, action="note_add", target=user, reason=text, kind="update", note_id=note.pk)
+    return note

@@ -186,6 +186,19 @@ def test_every_moderation_service_writes_its_audit_row(moderator, superuser):
     flag = IntegrityFlag.objects.create(kind="pair_farming", game_name="chinchirorin", user=ann, other=bob)
     moderation_services.integrity_flag_review(flag_id=flag.pk, by=moderator, status="cleared", note="fair games")
     one("flag_review", moderator, flag, "fair games")
+    moderation_services.note_add(user=bob, by=moderator, text="Known for rage-quitting")
+    one("note_add", moderator, bob, "Known for rage-quitting")
+
+
+def test_a_note_from_the_user_page(mod, moderator):
+    player = UserFactory()
+    page = mod.get(f"/admin/accounts/user/{player.pk}/change/").content.decode()
+    assert f"/admin/moderation/usernote/add/?user={player.pk}" in page
+    res = mod.post("/admin/moderation/usernote/add/", {"user": player.pk, "text": "Alt of player 7?"})
+    assert res.status_code == 302 and res["Location"] == f"/admin/accounts/user/{player.pk}/change/"
+    assert "Alt of player 7?" in mod.get(res["Location"]).content.decode()
+    row = LogEntry.objects.get(additional_data__action="note_add")
+    assert (row.actor, row.object_pk) == (moderator, str(player.pk))
 
 
 def test_the_trail_lists_action_and_reason_and_filters_by_actor_and_action(boss, moderator, superuser):
