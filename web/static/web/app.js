@@ -1975,9 +1975,9 @@ async function resume() {
     try { S.me = await api("GET", "/api/me"); } catch (err) {
       if (err.status !== 401) { toast(errorText(err)); offerAppeal(err.body); }
     }
-    loadNotices();
   }
   route();
+  loadNotices();
 }
 
 const voice = createVoice({
