@@ -48,7 +48,8 @@ def test_a_ban_is_recorded_and_answers_403_banned_for_a_valid_token(make_client,
     assert (entry.action, entry.actor_id) == (LogEntry.Action.CREATE, moderator.pk)
     for res in (client.get("/api/me"), client.post("/api/rooms", {"game": "chinchon"}, format="json")):
         assert res.status_code == 403
-        assert res.json() == {"code": "banned", "detail": "This account is banned."}
+        assert res.json() == {"code": "banned", "detail": "This account is banned. Reason: cheating in ranked games",
+                              "reason": "cheating in ranked games", "sanction_id": sanction.pk}
     api.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)  # a token that does not exist: 401
     res = api.get("/api/me")
     assert (res.status_code, res.json()["code"]) == (401, "authentication_failed")
@@ -61,11 +62,12 @@ def test_a_ban_is_recorded_and_answers_403_banned_for_a_valid_token(make_client,
 def test_a_suspension_answers_403_with_until_and_ends_by_itself(make_client, user, moderator, monkeypatch):
     client = make_client(user)
     until = timezone.now() + 2 * HOUR
-    sanctions.user_suspend(user=user, by=moderator, reason="abusive chat", until=until)
+    made = sanctions.user_suspend(user=user, by=moderator, reason="abusive chat", until=until)
     res = client.get("/api/me")
     assert res.status_code == 403
-    assert res.json() == {"code": "suspended", "detail": f"This account is suspended until {iso_ms(until)}.",
-                          "until": iso_ms(until)}
+    assert res.json() == {"code": "suspended",
+                          "detail": f"This account is suspended until {iso_ms(until)}. Reason: abusive chat",
+                          "until": iso_ms(until), "reason": "abusive chat", "sanction_id": made.pk}
     res = client.post("/api/auth/login", {"username": user.username, "password": PASSWORD}, format="json")
     assert (res.status_code, res.json()["until"]) == (403, iso_ms(until))
     _later(monkeypatch, 2 * HOUR + timedelta(seconds=1))  # nothing runs: the end time is read from the clock
@@ -77,9 +79,10 @@ def test_a_mute_refuses_chat_only_until_its_end(make_client, user, moderator, mo
     client = make_client(user)
     room = rooms_services.room_create(user=user, game="chinchon", seats=2)
     until = timezone.now() + HOUR
-    sanctions.user_mute(user=user, by=moderator, reason="spam", until=until)
+    made = sanctions.user_mute(user=user, by=moderator, reason="spam", until=until)
     res = client.post(f"/api/rooms/{room.code}/messages", {"text": "hi"}, format="json")
-    assert res.json() == {"code": "muted", "detail": f"You are muted until {iso_ms(until)}.", "until": iso_ms(until)}
+    assert res.json() == {"code": "muted", "detail": f"You are muted until {iso_ms(until)}. Reason: spam",
+                          "until": iso_ms(until), "reason": "spam", "sanction_id": made.pk}
     assert client.get("/api/me").status_code == 200  # playing is not affected
     _later(monkeypatch, HOUR + timedelta(seconds=1))
     assert client.post(f"/api/rooms/{room.code}/messages", {"text": "hi"}, format="json").status_code == 201
@@ -147,7 +150,7 @@ def test_an_ip_block_refuses_guests_and_registration_from_that_network(api, mode
 
 
 def test_ip_blocks_cover_ipv6_networks_and_are_lifted(api, moderator):
-    block = sanctions.ip_block(network="2001:db8::/32", by=moderator, reason="abuse")
+    block = sanctions.ip_block(network="2001:db8::/48", by=moderator, reason="abuse")
     res = api.post("/api/auth/guest", {"display_name": "Hana"}, format="json", REMOTE_ADDR="2001:db8::5")
     assert (res.status_code, res.json()["until"]) == (403, None)
     assert sanctions.ip_block_lift(block=block, by=moderator) is True
