@@ -6,11 +6,10 @@ import json
 import pytest
 from channels.db import database_sync_to_async
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 from accounts import sanctions
 from config.asgi import application
-from tests.factories import UserFactory
+from tests.factories import UserFactory, token_for
 from tests.rooms.wscomm import WebsocketCommunicator
 from tests.tournaments.conftest import end_game, make_tournament, round_tables, start_now
 from tournaments import services
@@ -21,7 +20,7 @@ TIMEOUT = 5
 
 
 def _token(user) -> str:
-    return Token.objects.get_or_create(user=user)[0].key
+    return token_for(user)
 
 
 async def _socket(code: str, user=None) -> WebsocketCommunicator:

@@ -9,11 +9,10 @@ import json
 import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
-from rest_framework.authtoken.models import Token
 
 from config.celery_app import app as celery_app
 from games.models import Game
-from tests.factories import UserFactory
+from tests.factories import UserFactory, token_for
 from tournaments.models import Tournament, TournamentTable
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres, pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -23,7 +22,7 @@ PHONE = {"width": 390, "height": 844}
 
 
 def _page(browser, user, *, phone=False):
-    token = Token.objects.get_or_create(user=user)[0].key
+    token = token_for(user)
     ctx = browser.new_context(viewport=PHONE if phone else DESKTOP, locale="en-US", has_touch=phone)
     ctx.add_init_script(f"localStorage.setItem('chinchi.token', {json.dumps(json.dumps(token))});")
     page = ctx.new_page()
