@@ -100,5 +100,9 @@ class TournamentConsumer(AsyncJsonWebsocketConsumer):
     async def user_warning(self, event):
         await self.send_json(event["payload"])
 
+    async def user_notice(self, event):
+        """``{type: "notice", id, kind, text}`` (``moderation.notices``), as on a room socket."""
+        await self.send_json(event["payload"])
+
     async def queue_matched(self, event):
         await self.send_json(event["payload"])

@@ -211,7 +211,7 @@ def test_every_audit_row_is_a_log_line_with_actor_action_target_and_no_personal_
         audit_record(actor=None, action="room_close", target=player, reason=secret)
     lines = [r for r in caplog.records if r.name == "chinchi.moderation"]
     fields = [(r.actor, r.action, r.target) for r in lines]
-    assert (moderator.pk, "sanction_create", f"accounts.sanction:{sanction.pk}") in fields
+    assert (moderator.pk, "mute", f"accounts.sanction:{sanction.pk}") in fields  # the sanction's own action
     assert ("system", "room_close", f"accounts.user:{player.pk}") in fields
     formatter = logging.Formatter("%(message)s %(actor)s %(action)s %(target)s")
     for record in lines:
