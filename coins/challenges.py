@@ -9,8 +9,9 @@ UTC) and the ISO week ``2026-W49`` (Monday 00:00 UTC to the next Monday).
 
 Progress counts the caller's finished games of that game within the period from the per-seat facts that
 statistics, XP and achievements use (:mod:`ranking.gamelog` ``seat_facts``, stored per game and player
-as ``ranking.models.GameRecord``). A game counts when the seat earned XP from it (not resigned nor played
-for, unless eliminated: the XP rule). Metrics: ``games`` (games played), ``wins`` (sole first place), and
+as ``ranking.models.GameRecord``). A game counts when it counts for the seat (``GameRecord.counts``: the
+rule of :mod:`ranking.eligibility`). Metrics: ``games`` (games played), ``wins`` (a sole first place that
+counts, ``win_counts``), and
 the fact counters ``hands_finished``, ``cards_discarded``, ``minus_ten``, ``chinchon``, ``pinzoro``,
 ``arashi``, ``shigoro``.
 """

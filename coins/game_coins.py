@@ -71,8 +71,9 @@ def game_prepare(*, engine, state: dict, players: dict) -> dict:
 
 def game_coins_post(*, game, players: dict, seq: int, events: list[dict]) -> None:
     """After the engine produced ``events`` at ``seq``: post their coin movements on the seats' wallets.
-    ``stake {seats, amount}`` -> each seat pays; ``reentry_paid {seat, amount}`` -> the seat pays;
-    ``pot_won {payouts}`` -> each payout credited. Raises 409 ``insufficient_coins`` (the caller's
+    ``stake {seats, amount}`` -> each seat pays; ``reentry_paid {seat, amount}`` -> the seat pays.
+    (``pot_won`` moves nothing here: the pot is paid when the game finishes, by the rule of
+    :mod:`coins.pot`.) Raises 409 ``insufficient_coins`` (the caller's
     transaction then rolls back: nothing happened)."""
     moves: list[tuple[int, int, str, str]] = []  # (user id, amount, reason, key)
     for ev in events:
@@ -81,8 +82,6 @@ def game_coins_post(*, game, players: dict, seq: int, events: list[dict]) -> Non
             moves += [(seat, -ev["amount"], Reason.STAKE, f"stake:{game.pk}") for seat in ev["seats"]]
         elif kind == "reentry_paid":
             moves.append((ev["seat"], -ev["amount"], Reason.REENTRY, f"reentry:{game.pk}:{seq}"))
-        elif kind == "pot_won":
-            moves += [(p["seat"], p["coins"], Reason.POT, f"pot:{game.pk}") for p in ev["payouts"] if p["coins"]]
     moves = [(players[seat].user_id, amount, reason, key) for seat, amount, reason, key in moves
              if seat in players and not players[seat].cpu and players[seat].user_id is not None]
     if not moves:

@@ -42,14 +42,14 @@ def challenge_rows(*, user_id: int, now: datetime | None = None) -> list[dict]:
     user's ``GameRecord`` rows (one per period kind) and one over the ledger."""
     now = now or timezone.now()
     items = challenges.active(now)
-    counted = Q(resigned=False, played_for=False) | Q(eliminated=True)  # the XP rule
+    counted = Q(counts=True)  # the one rule of what a game earns: ranking.eligibility
     facts = [m for m in challenges.METRICS if m not in ("games", "wins")]
     values: dict[tuple[str, str], dict] = {}
     for period in {p.kind: p for _, p in items}.values():
         rows = (GameRecord.objects.filter(counted, user_id=user_id, finished_at__gte=period.start,
                                           finished_at__lt=period.end)
                 .values("game_name")
-                .annotate(games=Count("id"), wins=Count("id", filter=Q(outcome="win")), **{m: Sum(m) for m in facts}))
+                .annotate(games=Count("id"), wins=Count("id", filter=Q(win_counts=True)), **{m: Sum(m) for m in facts}))
         for row in rows:
             values[(row["game_name"], period.kind)] = row
     keys = {c.id: f"challenge:{c.id}:{p.key}" for c, p in items}

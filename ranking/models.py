@@ -153,7 +153,9 @@ class GameRecord(models.Model):
 
     ``outcome``: ``win`` (sole first place), ``draw`` (a shared first place) or ``loss``. ``rated``: the
     game was rated. ``xp``: experience earned (DESIGN.md / seed 003: 26 a game, 43 a win, 3 a hand
-    finished, 1 a card discarded; 0 for a resigned or played-for seat unless it was eliminated). The
+    finished, 1 a card discarded; 0 for a resigned or played-for seat unless it was eliminated, and 0 when
+    the game does not count for the seat). ``counts`` / ``win_counts``: the game / the win counts for XP,
+    challenges and achievements (:mod:`ranking.eligibility`; a voided game counts for nothing). The
     counters come from the game's log: chinchirorin hands rolled (``pinzoro``, ``arashi``, ``shigoro``,
     ``hifumi``), chinchón closes (``minus_ten``: all seven melded, seven-runs with a wild included;
     ``chinchon``: a seven-run without a wild that won the game), ``hands_finished``, ``cards_discarded``.
@@ -176,6 +178,8 @@ class GameRecord(models.Model):
     resigned = models.BooleanField(default=False)
     played_for = models.BooleanField(default=False)
     eliminated = models.BooleanField(default=False)
+    counts = models.BooleanField(default=True)
+    win_counts = models.BooleanField(default=False)
     xp = models.PositiveIntegerField(default=0)
     hands_finished = models.PositiveIntegerField(default=0)
     cards_discarded = models.PositiveIntegerField(default=0)
@@ -217,10 +221,11 @@ class AchievementAward(models.Model):
 class XpGrant(models.Model):
     """Experience granted outside a game's own XP (an achievement, a challenge): ``amount`` XP to ``user``
     for ``reason`` (``achievement``, ``challenge``...) and ``ref`` (what it was for: the achievement's id),
-    once per ``(user, reason, ref)``. A user's XP is the sum of its ``GameRecord.xp`` and its grants."""
+    once per ``(user, reason, ref)``. A user's XP is the sum of its ``GameRecord.xp`` and its grants. A
+    negative ``amount`` takes XP back (reason ``void``, ref ``<game id>``: a moderator voided that game)."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="xp_grants")
-    amount = models.PositiveIntegerField()
+    amount = models.IntegerField()
     reason = models.CharField(max_length=32)
     ref = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
@@ -243,3 +248,37 @@ class FriendCode(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.code}"
+
+
+class SeatCredit(models.Model):
+    """What one human seat of a finished game earned the right to (:mod:`ranking.eligibility`), judged once
+    when the game finished, read by the pot, XP, achievements and challenges.
+
+    ``decisions``: its own decisions; ``quit``: it resigned, left or was played for; ``played``: it did not
+    quit or made ``MIN_DECISIONS`` decisions first; ``counts`` / ``win_counts``: the game / its win counts;
+    ``established``: the player was established then; ``cpu_opponent``: a CPU seat was at the table;
+    ``credited``: the user ids of its real human opponents; ``leaned_on_new``: one of those was new to the
+    site (a limited daily allowance).
+    """
+
+    game = models.ForeignKey("games.Game", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seat_credits")
+    seat = models.PositiveSmallIntegerField()
+    decisions = models.PositiveIntegerField(default=0)
+    quit = models.BooleanField(default=False)
+    played = models.BooleanField(default=True)
+    counts = models.BooleanField(default=False)
+    win_counts = models.BooleanField(default=False)
+    established = models.BooleanField(default=False)
+    cpu_opponent = models.BooleanField(default=False)
+    credited = models.JSONField(default=list)
+    leaned_on_new = models.BooleanField(default=False)
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [models.UniqueConstraint(fields=["game", "user"], name="seatcredit_unique_game_user")]
+        indexes = [models.Index(fields=["user", "created_at"], name="seatcredit_user_at")]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} user {self.user_id}: counts={self.counts} win={self.win_counts}"

@@ -35,6 +35,7 @@ from games.engine.registry import get_engine
 from games.events import group_send
 from games.models import Game, GameAction, GamePlayer
 from ranking import achievements, elo, gamelog
+from ranking.eligibility import MIN_DECISIONS, game_credits
 from ranking.models import (
     START_RATING,
     AchievementAward,
@@ -371,9 +372,6 @@ def _human_acted(game) -> bool:
     return bool(getattr(game, "human_acted", False)) or GameAction.objects.filter(game=game, by="player").exists()
 
 
-MIN_DECISIONS = 6
-"""A ranked game is not rated when a player resigned, left or timed out (was played for) before making
-this many decisions of their own (README "Ratings: rated play needs play")."""
 
 PAIR_DAILY_RATED = 3
 """Rated games a pair of players may play together in :data:`PAIR_WINDOW`; from the next one on, their
@@ -561,6 +559,7 @@ def game_record(*, game_id: int) -> list:
     facts = gamelog.seat_facts(game.game, n_seats, _game_events(game), result.get("standing"))
     firsts = [s for s, p in places.items() if p == 1]
     rated = {c.user_id: c for c in RatingChange.objects.filter(game=game)} if game.ranked else {}
+    credits = {c.user_id: c for c in game_credits(game).values()}  # what counts (ranking.eligibility)
     finished_at = game.finished_at or timezone.now()
     starting = (game.rules or {}).get("starting_points") if isinstance(game.rules, dict) else None
     created, seat_facts = [], {}
@@ -569,18 +568,22 @@ def game_record(*, game_id: int) -> list:
         won = places[seat] == 1 and len(firsts) == 1
         outcome = "win" if won else ("draw" if places[seat] == 1 else "loss")
         played_for = bool(getattr(players.get(seat), "played_for", False))
-        xp = achievements.xp_for(won=won, hands_finished=f.hands_finished, cards_discarded=f.cards_discarded,
-                                 resigned=f.resigned, played_for=played_for, eliminated=f.eliminated)
+        credit = credits.get(user_id)
+        counts = credit is not None and credit.counts and (not (f.resigned or played_for) or f.eliminated)
+        xp = achievements.xp_for(won=won and credit.win_counts, hands_finished=f.hands_finished,
+                                 cards_discarded=f.cards_discarded, resigned=f.resigned, played_for=played_for,
+                                 eliminated=f.eliminated) if counts else 0
         created.append(GameRecord(
             game=game, user_id=user_id, game_name=game.game, seat=seat, place=places[seat], seats=len(places),
             outcome=outcome, ranked=game.ranked, rated=user_id in rated, resigned=f.resigned,
-            played_for=played_for, eliminated=f.eliminated, xp=xp, hands_finished=f.hands_finished,
+            played_for=played_for, eliminated=f.eliminated, counts=counts, win_counts=counts and credit.win_counts,
+            xp=xp, hands_finished=f.hands_finished,
             cards_discarded=f.cards_discarded, pinzoro=f.pinzoro, arashi=f.arashi, shigoro=f.shigoro,
             hifumi=f.hifumi, minus_ten=f.minus_ten, chinchon=f.chinchon, finished_at=finished_at))
     GameRecord.objects.bulk_create(created)
     user_ids = list(todo.values())
     per_user = GameRecord.objects.filter(user_id__in=user_ids).values("user_id").order_by().annotate(
-        games=Count("id"), wins=Count("id", filter=Q(outcome="win")),
+        games=Count("id", filter=Q(counts=True)), wins=Count("id", filter=Q(win_counts=True)),
         rated_games=Count("id", filter=Q(rated=True)), rated_wins=Count("id", filter=Q(rated=True, outcome="win")),
     )
     counts = {row.pop("user_id"): row for row in per_user}
@@ -588,9 +591,11 @@ def game_record(*, game_id: int) -> list:
     for uid, ach_id in AchievementAward.objects.filter(user_id__in=user_ids).values_list("user_id", "achievement"):
         have[uid].add(ach_id)
     for record in created:
+        if not record.counts:
+            continue  # a game that does not count earns no achievement (ranking.eligibility)
         seat, user_id, f = record.seat, record.user_id, seat_facts[record.seat]
         ctx = achievements.SeatContext(
-            game_name=game.game, won=record.outcome == "win", rated=user_id in rated, facts=f, **counts[user_id],
+            game_name=game.game, won=record.win_counts, rated=user_id in rated, facts=f, **counts[user_id],
             rating_after=rated[user_id].after if user_id in rated else None,
             final_points=final.get(seat) if isinstance(final.get(seat), int) else None,
             starting_points=starting if isinstance(starting, int) else None,

@@ -54,6 +54,9 @@ def record(user, game_name, at, **kw):
     game = Game.objects.create(game=game_name, seed=b"s" * 32, status="finished")
     fields = {"seat": 0, "place": 1 if kw.get("outcome", "loss") == "win" else 2, "seats": 2, "outcome": "loss"}
     fields.update(kw)
+    counts = not (fields.get("resigned") or fields.get("played_for")) or bool(fields.get("eliminated"))
+    fields.setdefault("counts", counts)  # as ranking.eligibility judged a game with a real opponent
+    fields.setdefault("win_counts", fields["counts"] and fields["outcome"] == "win")
     return GameRecord.objects.create(game=game, user=user, game_name=game_name, finished_at=at, **fields)
 
 

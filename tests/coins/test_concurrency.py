@@ -46,8 +46,10 @@ def _about_to_win():
     return game, a, b
 
 
-def test_a_finish_racing_an_abort_and_itself_pays_once():
+def test_a_finish_racing_an_abort_and_itself_pays_once(settings):
     from games import services as games_services
+
+    settings.ECONOMY_ESTABLISHED_DAYS = settings.ECONOMY_ESTABLISHED_GAMES = 0  # b's stake can be won
 
     game, a, b = _about_to_win()
     close = {"type": "close", "card": "11O"}
@@ -68,17 +70,17 @@ def test_a_finish_racing_an_abort_and_itself_pays_once():
     assert Wallet.objects.get(pk=a.pk).balance + Wallet.objects.get(pk=b.pk).balance == 1000
 
 
-def test_concurrent_postings_of_one_pot_pay_once():
-    from coins.game_coins import game_coins_post
-    from games.models import GamePlayer
+def test_concurrent_settlements_of_one_pot_pay_once(settings):
+    from coins.pot import game_pot_settle
+    from games import services as games_services
 
+    settings.ECONOMY_ESTABLISHED_DAYS = settings.ECONOMY_ESTABLISHED_GAMES = 0
     game, a, b = _about_to_win()
-    players = {p.seat: p for p in GamePlayer.objects.filter(game=game)}
-    event = {"type": "pot_won", "pot": 50, "payouts": [{"seat": 0, "coins": 30}, {"seat": 1, "coins": 20}]}
-    results = run_together(*[lambda: game_coins_post(game=game, players=players, seq=9, events=[event])] * 5)
-    assert results == [None] * 5
-    assert (Wallet.objects.get(pk=a.pk).balance, Wallet.objects.get(pk=b.pk).balance) == (505, 495)
-    assert LedgerEntry.objects.filter(game=game, reason="pot").count() == 2
+    games_services.game_apply_action(game_id=game.pk, actor=a, expected_seq=1, action={"type": "close", "card": "11O"})
+    results = run_together(*[lambda: game_pot_settle(game_id=game.pk)] * 5)
+    assert results == [{"pot": {0: 50}, "refund": {}, "forfeit": {}}] * 5  # the same split, posted once
+    assert (Wallet.objects.get(pk=a.pk).balance, Wallet.objects.get(pk=b.pk).balance) == (525, 475)
+    assert LedgerEntry.objects.filter(game=game, reason="pot").count() == 1
 
 
 def test_concurrent_claims_of_one_challenge_pay_once():

@@ -173,11 +173,17 @@ def test_a_played_for_seat_never_pays_for_reentry(monkeypatch):
 
 
 # -------------------------------------------------------------------- a whole game over the REST API
-def test_a_whole_staked_game_over_the_api(make_client, monkeypatch):
+@pytest.mark.parametrize("established", [True, False])
+def test_a_whole_staked_game_over_the_api(make_client, monkeypatch, settings, established):
     """Three players, traditional, elimination 50, stake 10. Each seat plays the engine's default (a scripted
     client); a seat's first re-entry offer is accepted, later ones declined. With this seed (182 actions)
-    seats 0 and 2 re-enter once each and seat 1 wins: pot 3 x 10 + 2 x 10 = 50, so the balances end
-    500 - 20 = 480, 500 - 10 + 50 = 540 and 480 (1500 in all: coins are conserved)."""
+    seats 0 and 2 re-enter once each and seat 1 wins: pot 3 x 10 + 2 x 10 = 50. Established players (no
+    age or games asked here): the balances end 500 - 20 = 480, 500 - 10 + 50 = 540 and 480 (1500 in all:
+    coins are conserved). Accounts new to the site (the default thresholds): nobody can win their coins,
+    so the losers are refunded what they paid, the winner's pot is its own stake (docs/economy.md), and all
+    end at 500."""
+    if established:
+        settings.ECONOMY_ESTABLISHED_DAYS = settings.ECONOMY_ESTABLISHED_GAMES = 0
     monkeypatch.setattr("games.engine.rng.new_seed", lambda: bytes([22]) * 32)
     users = [UserFactory() for _ in range(3)]
     clients = [make_client(u) for u in users]
@@ -205,8 +211,14 @@ def test_a_whole_staked_game_over_the_api(make_client, monkeypatch):
     assert view["result"]["standing"][0]["seat"] == 1
     assert view["result"]["pot"] == {"total": 50, "payouts": [{"seat": 1, "coins": 50}]}
     assert view["table"]["pot"] == {"stake": 10, "total": 50, "stakers": [0, 1, 2]}
-    assert [balance(u) for u in users] == [480, 540, 480]
-    assert ledger(users[0]) == [(-10, "stake"), (-10, "reentry")] and ledger(users[1]) == [(-10, "stake"), (50, "pot")]
+    if established:
+        assert [balance(u) for u in users] == [480, 540, 480]
+        assert ledger(users[0]) == [(-10, "stake"), (-10, "reentry")]
+        assert ledger(users[1]) == [(-10, "stake"), (50, "pot")]
+    else:
+        assert [balance(u) for u in users] == [500, 500, 500]
+        assert ledger(users[0]) == [(-10, "stake"), (-10, "reentry"), (20, "refund")]
+        assert ledger(users[1]) == [(-10, "stake"), (10, "pot")]  # the winner's pot: its own stake alone
     assert_books_balance(*users)
     kinds, after = [], -1
     while True:
