@@ -42,7 +42,8 @@ class LedgerEntry(models.Model):
     - ``reason``: one of :attr:`Reason`; ``game``: the game of a stake, re-entry, pot, refund;
       ``challenge``: the challenge id of a claim (with its period in ``key``).
     - ``key``: unique per wallet when set (``stake:<game>``, ``pot:<game>``, ``refund:<game>``,
-      ``reentry:<game>:<n>``, ``daily:<date>``, ``challenge:<id>:<period>``, ``start``): idempotency.
+      ``reentry:<game>:<n>``, ``daily:<date>``, ``challenge:<id>:<period>``, ``start``, ``void:<game>``):
+      idempotency. ``void``: a moderator voided ``game``; its coin effects on this wallet reversed.
     - ``note``: a moderator's reason (``reason`` ``adjustment``); ``created_by``: that moderator.
     """
 
@@ -55,6 +56,7 @@ class LedgerEntry(models.Model):
         REFUND = "refund", "Stake refunded"
         CHALLENGE = "challenge", "Challenge reward"
         ADJUSTMENT = "adjustment", "Moderator adjustment"
+        VOID = "void", "Game voided by a moderator"
 
     wallet = models.ForeignKey(Wallet, on_delete=models.CASCADE, related_name="entries")
     amount = models.IntegerField()

@@ -58,6 +58,8 @@ class GameAdmin(ReadOnlyAdmin):
             tools = []
             if game.status == Game.PLAYING and request.user.has_perm("games.abort_game"):
                 tools = [{"url": reverse("admin:games_game_abort", args=[game.pk]), "label": "Abort game"}]
+            if game.status == Game.FINISHED and request.user.has_perm("moderation.void_game"):
+                tools = [{"url": reverse("admin:moderation_gamevoid_void", args=[game.pk]), "label": "Void game"}]
             context.update(moderation_tools=tools, moderation_panels=["moderation/game_page.html"],
                            **self._page(game))
         return super().change_view(request, object_id, form_url, extra_context=context)

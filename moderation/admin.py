@@ -13,14 +13,16 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html
 
+from games.models import Game
 from games.selectors import game_timeline
 from moderation import (
     audit_admin,  # noqa: F401  (the audit trail's pages)
     notices,
     services,
+    voids,
 )
 from moderation.admin_tools import ReadOnlyAdmin, action_page
-from moderation.models import Appeal, IntegrityFlag, Report, UserNote
+from moderation.models import Appeal, GameVoid, IntegrityFlag, Report, UserNote
 from rooms.models import ChatMessage
 
 CHAT_CONTEXT = 8  # messages shown before and after a reported one
@@ -380,3 +382,39 @@ class UserNoteAdmin(admin.ModelAdmin):
 
     def response_add(self, request, obj, post_url_continue=None):
         return HttpResponseRedirect(reverse("admin:accounts_user_change", args=[obj.user_id]))
+
+
+@admin.register(GameVoid)
+class GameVoidAdmin(ReadOnlyAdmin):
+    """Games voided by a moderator (read-only). "Void game" is on a finished game's page (``Games``), for
+    those with ``moderation.void_game``: ``<game id>/void/`` here."""
+
+    list_display = ["game", "by", "reason", "created_at"]
+    search_fields = ["=game__id", "reason"]
+    list_select_related = ["by"]
+    fields = ["game", "by", "reason", "summary", "created_at"]
+    readonly_fields = fields
+
+    def get_urls(self):
+        return [path("<int:game_id>/void/", self.admin_site.admin_view(self.void_view),
+                     name="moderation_gamevoid_void")] + super().get_urls()
+
+    def void_view(self, request, game_id):
+        """Void finished game ``game_id`` with a reason (:func:`moderation.voids.game_void`)."""
+        game = Game.objects.filter(pk=game_id).first()
+        if game is None:
+            return self._get_obj_does_not_exist_redirect(request, Game._meta, str(game_id))
+
+        def perform(data):
+            void, new = voids.game_void(game_id=game.pk, by=request.user, reason=data["reason"])
+            if not new:
+                return f"Game {game.pk} was already voided: nothing changed."
+            return (f"Game {game.pk} voided: {len(void.summary['ratings'])} rating(s) restored, "
+                    f"{len(void.summary['coins'])} wallet(s) and {len(void.summary['xp'])} XP total(s) reversed; "
+                    "the players were told.")
+
+        return action_page(self, request, obj=game, permission="moderation.void_game", title="Void game",
+                           perform=perform,
+                           intro="Every seat's rating (and rated-game count) is restored; the game's coins and "
+                           "XP are reversed through the ledger; the game stops counting for challenges and "
+                           "achievements. Once only: voiding again changes nothing.")

@@ -89,8 +89,11 @@ class IntegrityFlag(models.Model):
     """A pattern in ranked results a moderator should look at.
 
     ``kind``: ``pair_farming`` (the same two players met in many ranked games in a short time, one nearly
-    always ahead) or ``single_opponent_climb`` (a new account whose rating rose almost only against one
-    opponent). ``user`` is the account that gained, ``other`` the opponent; ``evidence`` the figures and
+    always ahead), ``single_opponent_climb`` (a new account whose rating rose almost only against one
+    opponent), and for coins and XP (docs/economy.md) ``pot_farming`` (a wallet that grew from the stakes
+    of the same account again and again), ``stake_feeder`` (an account that only ever lost its stake, nearly
+    always to the same player: ``other`` is that account, ``user`` the winner) and ``quit_farming`` (wins
+    against opponents that quit before ``MIN_DECISIONS`` decisions, again and again). ``user`` is the account that gained, ``other`` the opponent; ``evidence`` the figures and
     games that raised it (``{"games": [{"game_id", "finished_at", "winner", "change"}], ...}``). One open
     flag per kind, game and pair: later games update its evidence.
     """
@@ -98,6 +101,9 @@ class IntegrityFlag(models.Model):
     class Kind(models.TextChoices):
         PAIR_FARMING = "pair_farming", "Same pair, one-sided results"
         SINGLE_OPPONENT_CLIMB = "single_opponent_climb", "New account climbing against one opponent"
+        POT_FARMING = "pot_farming", "Pots won again and again from the same account"
+        STAKE_FEEDER = "stake_feeder", "An account that only ever loses its stake to one player"
+        QUIT_FARMING = "quit_farming", "Wins against opponents who quit at once"
 
     class Status(models.TextChoices):
         OPEN = "open", "Open"
@@ -197,3 +203,25 @@ class UserNote(models.Model):
 
     def __str__(self) -> str:
         return f"note #{self.pk} on user {self.user_id}"
+
+
+class GameVoid(models.Model):
+    """A finished game a moderator voided (:func:`moderation.voids.game_void`): once per game.
+
+    ``summary``: what was reversed, ``{"ratings": [{user, change}], "coins": [{user, amount, shortfall}],
+    "xp": [{user, amount}]}`` (``amount``: what moved now; ``shortfall``: coins the wallet no longer held).
+    Permission ``moderation.void_game``.
+    """
+
+    game = models.OneToOneField("games.Game", on_delete=models.CASCADE, related_name="+")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    reason = models.CharField(max_length=200)
+    summary = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-id"]
+        permissions = [("void_game", "Can void a finished game")]
+
+    def __str__(self) -> str:
+        return f"game {self.game_id} voided"

@@ -671,6 +671,11 @@ class RoomConsumer(VoiceSocketMixin, AsyncJsonWebsocketConsumer):
         and also finds at their next visit (``moderation.notices``: warnings, reports acted on, appeals)."""
         await self.send_json(event["payload"])
 
+    async def game_voided(self, event):
+        """``{type: "game_voided", game_id, coins, xp, rating}`` to the group ``user-<id>``: a moderator voided
+        a finished game of this player (``moderation.voids``); its own reversed coins, XP and rating."""
+        await self.send_json(event["payload"])
+
     async def queue_matched(self, event):
         """``{type: "queue", status: "matched", room}`` to the group ``user-<id>`` (ranking's queue)."""
         await self.send_json(event["payload"])
