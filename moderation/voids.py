@@ -85,7 +85,7 @@ def _xp_reverse(game: Game) -> list[dict]:
                                           ref=f"game:{game.pk}:{award.achievement}", defaults={"amount": -ach.xp})
             taken[award.user_id] += ach.xp
         award.delete()
-    GameRecord.objects.filter(game=game).update(counts=False, win_counts=False, xp=0)
+    GameRecord.objects.filter(game=game).update(counts=False, win_counts=False)
     SeatCredit.objects.filter(game=game).update(counts=False, win_counts=False)
     return [{"user": uid, "amount": -xp} for uid, xp in sorted(taken.items())]
 
