@@ -26,6 +26,8 @@ MODERATORS = {
     "tournaments.moderate_tournament",
     # voice (rooms 0007): read who joined voice where and when
     "rooms.view_voicesession",
+    # voids (moderation 0003): read voided games, void a finished game
+    "moderation.view_gamevoid", "moderation.void_game",
 }
 
 
