@@ -4,9 +4,9 @@ Starts the service like ``make run`` (uvicorn + one Celery worker, the default t
 against a fresh database ``<DATABASE_URL's name>_bench`` (dropped and made again) and ``REDIS_URL``, then
 plays over the REST API only:
 
-- ``honest``: a guest plays 2-seat Chinchón against one CPU (fast), its moves chosen by the hard CPU policy
-  (``games.bots.chinchon.choose`` on its own view), claiming every challenge it completes; it plays for the
-  whole run, beside the cheats;
+- ``honest``: a fresh guest plays 2-seat Chinchón against one CPU (fast), its moves chosen by the hard CPU
+  policy (``games.bots.chinchon.choose`` on its own view), claiming every challenge it completes; one
+  plays beside each cheat, over the same wall time (so both start with the same one-time rewards);
 - the cheats, one after the other, each for ``--seconds``; a host plays 4-seat Chinchón at stake 100 with
   three accounts it controls, and claims what it completes:
   ``resign_at_once`` (three fresh guests resign at once), ``min_decisions`` (fresh guests make exactly
@@ -15,8 +15,8 @@ plays over the REST API only:
   after ``MIN_DECISIONS`` decisions: both count as the cheater), ``upgraded_alts`` (as ``min_decisions``,
   the guests registered first).
 
-Prints, per actor, coins (wallet change, the start grant excluded) and XP gained, and both per hour of
-wall time. A 429 is waited out (``Retry-After``), as a cheater would.
+Prints, per cheat, the cheater's and the honest player's coins (wallet change, the start grant excluded)
+and XP gained over the same wall time, and both per hour. A 429 is waited out (``Retry-After``), as a cheater would.
 
     DATABASE_URL=... REDIS_URL=... .venv/bin/python bench/economy_cheat.py --seconds 90
 """
@@ -151,9 +151,11 @@ class Player:
                 self.call("POST", f"/api/challenges/{row['id']}/claim", ok=(200, 201, 409))
 
 
-def play(game_id: int, seats: dict[int, Player], policy, deadline: float | None = None) -> None:
+def play(game_id: int, seats: dict[int, Player], policy, deadline: float | None = None,
+         made: dict | None = None) -> None:
     """Drive ``game_id`` to its end: each awaited human seat acts as ``policy(seat, view)`` says (an action
-    body, posted with the view's ``seq``); CPU seats are played by the service (polled)."""
+    body, posted with the view's ``seq``); CPU seats are played by the service (polled). ``made``: counts
+    each seat's own decisions applied (``resign`` excluded)."""
     any_player = next(iter(seats.values()))
     while True:
         view = any_player.call("GET", f"/api/games/{game_id}")
@@ -169,8 +171,10 @@ def play(game_id: int, seats: dict[int, Player], policy, deadline: float | None 
             action = policy(seat, mine)
             if action is None:
                 continue
-            seats[seat].call("POST", f"/api/games/{game_id}/actions", {**action, "seq": mine["seq"]},
-                             ok=(200,))
+            res = seats[seat].call("POST", f"/api/games/{game_id}/actions", {**action, "seq": mine["seq"]},
+                                   ok=(200,))
+            if made is not None and "_error" not in res and action.get("type") != "resign":
+                made[seat] = made.get(seat, 0) + 1
             acted = True
             break
         if not acted:
@@ -235,10 +239,9 @@ def cheat_with_alts(base: str, seconds: float, mode: str) -> list[Player]:
                     return thrower(seat, view)
                 if made[seat] >= MIN_DECISIONS:
                     return {"type": "resign"}
-                made[seat] += 1
                 return smart(seat, view)
 
-            play(game_id, seats, policy, deadline=until)
+            play(game_id, seats, policy, deadline=until, made=made)
         host.claim_all()
     return [host]
 
@@ -255,10 +258,9 @@ def cheat_two_hosts(base: str, seconds: float) -> list[Player]:
         def policy(seat, view, loser=loser, made=made):
             if seat == loser and made[seat] >= MIN_DECISIONS:
                 return {"type": "resign"}
-            made[seat] += 1
             return smart(seat, view)
 
-        play(game_id, {0: a, 1: b}, policy, deadline=until)
+        play(game_id, {0: a, 1: b}, policy, deadline=until, made=made)
         a.claim_all()
         b.claim_all()
         turn += 1
@@ -305,32 +307,32 @@ def main() -> None:
     cheats = [c for c in cheats if not args.only or c in args.only]
     db = fresh_database(os.environ["DATABASE_URL"])
     with Service(db, os.environ["REDIS_URL"], Path("/tmp") / f"economy-bench-{os.getpid()}") as svc:
-        stop, out = threading.Event(), []
-        started = time.monotonic()
-        honest_thread = threading.Thread(target=honest, args=(svc.url, stop, out), daemon=True)
-        honest_thread.start()
         rows = []
         for name in cheats:
+            stop, out = threading.Event(), []
+            honest_thread = threading.Thread(target=honest, args=(svc.url, stop, out), daemon=True)
             t0 = time.monotonic()
+            honest_thread.start()
             players = cheat_two_hosts(svc.url, args.seconds) if name == "two_hosts" else \
                 cheat_with_alts(svc.url, args.seconds, name)
+            stop.set()
+            honest_thread.join(300)
             elapsed = time.monotonic() - t0
-            settle(players)
+            me = out[0]
+            settle(players + [me])
             coins = sum(p.balance() - p.start_balance for p in players)
             xp = sum(p.xp() for p in players)
-            rows.append((name, elapsed, coins, xp))
-            print(f"{name}: {elapsed:.0f} s, {coins:+d} coins, {xp:+d} XP", flush=True)
-        stop.set()
-        honest_thread.join(300)
-        elapsed = time.monotonic() - started
-        me = out[0]
-        settle([me])
-        rows.append(("honest (vs CPU)", elapsed, me.balance() - me.start_balance, me.xp()))
+            rows.append((name, elapsed, coins, xp, me.balance() - me.start_balance, me.xp()))
+            print(f"{name}: {elapsed:.0f} s, {coins:+d} coins, {xp:+d} XP; honest beside it: {rows[-1][4]:+d} "
+                  f"coins, {rows[-1][5]:+d} XP", flush=True)
     print()
-    print("| who | wall time | coins | XP | coins / hour | XP / hour |")
-    print("|---|---|---|---|---|---|")
-    for name, secs, coins, xp in rows:
-        print(f"| {name} | {secs:.0f} s | {coins:+d} | {xp:+d} | {coins * 3600 / secs:+.0f} | {xp * 3600 / secs:+.0f} |")
+    print("| cheat | wall time | cheater coins | cheater XP | honest coins | honest XP | cheater coins/h | "
+          "cheater XP/h | honest coins/h | honest XP/h |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, secs, coins, xp, h_coins, h_xp in rows:
+        per = 3600 / secs
+        print(f"| {name} | {secs:.0f} s | {coins:+d} | {xp:+d} | {h_coins:+d} | {h_xp:+d} | {coins * per:+.0f} | "
+              f"{xp * per:+.0f} | {h_coins * per:+.0f} | {h_xp * per:+.0f} |")
 
 
 if __name__ == "__main__":

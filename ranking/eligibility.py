@@ -12,8 +12,9 @@ Per human seat:
   seat never quit: it played (seed 003: it keeps the XP earned before the elimination).
 - **real opponents**: every CPU seat (it plays its whole game); a human opponent that played and is
   *established* (account at least :func:`established_days` old with at least :func:`established_games`
-  counted games); a human opponent that played but is new to the site counts only in the first
-  :func:`new_opponent_daily` games a day of this seat that leaned on one.
+  counted games); a human opponent new to the site that played its whole game (never quit) counts only
+  in the first :func:`new_opponent_daily` games a day of this seat that leaned on one (and only when no
+  CPU or established opponent was there).
 - **counts** (``played`` and at least one real opponent): the seat gets its game XP, its games count for
   challenges and achievements. **win_counts**: it counts and the seat is sole first.
 
@@ -192,7 +193,7 @@ def judge(game: Game, players: list[GamePlayer], *, now: datetime) -> list[SeatC
                 continue
             if est.get(other.user_id):
                 me.credited.append(other.user_id)
-            else:
+            elif not other.play.quit:  # a new account counts only when it played its whole game
                 new_ones.append(other.user_id)
         leaned = False
         if new_ones and me.play.played and not cpu and not me.credited and used_today[me.user_id] < new_opponent_daily():

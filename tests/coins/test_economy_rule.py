@@ -66,20 +66,36 @@ def test_alts_that_resign_at_once_feed_nobody():
     assert (record.outcome, record.xp, record.counts, record.win_counts) == ("win", 0, False, False)
 
 
-def test_alts_that_play_min_decisions_then_resign_are_refunded_and_credit_three_games_a_day():
-    """Alts new to the site that make exactly MIN_DECISIONS decisions: they played, so they are refunded (new
-    accounts' coins are never won); the host's win counts in its first 3 games a day that lean on new
-    opponents, not in the 4th."""
+def test_alts_that_play_min_decisions_then_resign_are_refunded_and_credit_nothing():
+    """Alts new to the site that make exactly MIN_DECISIONS decisions then resign: they played, so they are
+    refunded (new accounts' coins are never won), but a new account that quit is no real opponent: the
+    host's game earns nothing."""
     host = UserFactory()
-    results = []
-    for _ in range(4):
+    for _ in range(2):
         alts = [UserFactory() for _ in range(3)]
         game = cheat_game(host, alts, decisions=eligibility.MIN_DECISIONS)
         assert [balance(a) for a in alts] == [500, 500, 500]
         record = GameRecord.objects.get(game=game, user=host)
-        results.append((record.win_counts, record.xp > 0))
+        assert (record.outcome, record.counts, record.win_counts, record.xp) == ("win", False, False, 0)
     assert balance(host) == 500
-    assert results == [(True, True)] * 3 + [(False, False)]
+
+
+def test_new_opponents_who_play_to_the_end_credit_three_games_a_day():
+    """A new opponent that played its whole game (here: eliminated, never quit) is a real opponent in the
+    winner's first 3 such games of 24 hours; the 4th earns nothing. Their stakes are refunded throughout."""
+    from tests.coins.test_ledger_exact import about_to_win
+
+    winner = UserFactory()
+    seen = []
+    for _ in range(4):
+        loser = UserFactory()
+        game = about_to_win(winner, loser)
+        services.game_apply_action(game_id=game.pk, actor=winner, expected_seq=1,
+                                   action={"type": "close", "card": "11O"})
+        game_process_finished(game_id=game.pk)
+        record = GameRecord.objects.get(game=game, user=winner)
+        seen.append((record.win_counts, record.xp > 0, balance(loser)))
+    assert seen == [(True, True, 500)] * 3 + [(False, False, 500)]
 
 
 def test_established_alts_pay_at_most_three_pots_a_day(settings):
