@@ -15,7 +15,8 @@ plays over the REST API only:
   after ``MIN_DECISIONS`` decisions: both count as the cheater), ``upgraded_alts`` (as ``min_decisions``,
   the guests registered first).
 
-Prints, per cheat, the cheater's and the honest player's coins (wallet change, the start grant excluded)
+Both stop at the end of the window (a game unfinished then earns nothing for either). Prints, per cheat,
+the cheater's and the honest player's coins (wallet change, the start grant excluded)
 and XP gained over the same wall time, and both per hour. A 429 is waited out (``Retry-After``), as a cheater would.
 
     DATABASE_URL=... REDIS_URL=... .venv/bin/python bench/economy_cheat.py --seconds 90
@@ -161,8 +162,8 @@ def play(game_id: int, seats: dict[int, Player], policy, deadline: float | None 
         view = any_player.call("GET", f"/api/games/{game_id}")
         if view.get("status") != "playing":
             return
-        if deadline is not None and time.monotonic() > deadline + 120:
-            return
+        if deadline is not None and time.monotonic() > deadline:
+            return  # the window is over: an unfinished game earns nothing
         acted = False
         for seat in view["awaiting"]:
             if seat not in seats:
@@ -272,15 +273,15 @@ def cheat_two_hosts(base: str, seconds: float) -> list[Player]:
     return [a, b]
 
 
-def honest(base: str, stop: threading.Event, out: list) -> None:
+def honest(base: str, until: float, out: list) -> None:
     me = Player(base, "honest")
     out.append(me)
     room = me.call("POST", "/api/rooms", {"game": "chinchon", "seats": 2, "cpu_speed": "fast"})
     game_id = me.call("POST", f"/api/rooms/{room['code']}/start")["game_id"]
-    while not stop.is_set():
-        play(game_id, {0: me}, smart)
+    while time.monotonic() < until:
+        play(game_id, {0: me}, smart, deadline=until)
         me.claim_all()
-        if stop.is_set():
+        if time.monotonic() >= until:
             break
         res = me.call("POST", f"/api/rooms/{room['code']}/rematch")
         game_id = res.get("game_id") or me.call("POST", f"/api/rooms/{room['code']}/start").get("game_id")
@@ -309,15 +310,14 @@ def main() -> None:
     with Service(db, os.environ["REDIS_URL"], Path("/tmp") / f"economy-bench-{os.getpid()}") as svc:
         rows = []
         for name in cheats:
-            stop, out = threading.Event(), []
-            honest_thread = threading.Thread(target=honest, args=(svc.url, stop, out), daemon=True)
+            out: list = []
             t0 = time.monotonic()
+            honest_thread = threading.Thread(target=honest, args=(svc.url, t0 + args.seconds, out), daemon=True)
             honest_thread.start()
             players = cheat_two_hosts(svc.url, args.seconds) if name == "two_hosts" else \
                 cheat_with_alts(svc.url, args.seconds, name)
-            stop.set()
-            honest_thread.join(300)
-            elapsed = time.monotonic() - t0
+            honest_thread.join(60)
+            elapsed = args.seconds
             me = out[0]
             settle(players + [me])
             coins = sum(p.balance() - p.start_balance for p in players)

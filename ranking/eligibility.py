@@ -18,10 +18,10 @@ Per human seat:
 - **counts** (``played`` and at least one real opponent): the seat gets its game XP, its games count for
   challenges and achievements. **win_counts**: it counts and the seat is sole first.
 
-The pot (:func:`pot_split`): a sharer's own coins go back to the sharers; an opponent's coins that it paid
-in (stake and re-entries) go to the sharers only if it played, is a real *established* opponent of every
-sharer that counts, and no sharer already took :func:`pair_daily_paid` pots from it in the last 24 hours;
-otherwise they are refunded to it when it played, and forfeited to no one when it quit early (it keeps
+The pot (:func:`pot_split`): a sharer whose game counts (a winner) gets its own coins back in its share;
+any other seat's coins paid in (stake and re-entries) go to the winners only if it played, is a real
+*established* opponent of every winner, and no winner already took :func:`pair_daily_paid` pots from it
+in the last 24 hours; otherwise they are refunded to it when it played, and forfeited to no one when it quit early (it keeps
 nothing and nobody can win it: quitting is not a free exit from a bad deal, and an alt's stake feeds no
 one).
 """
@@ -226,14 +226,14 @@ def pot_split(*, credits: dict[int, SeatCredit], paid: dict[int, int], sharers: 
         if coins <= 0:
             continue
         c = credits.get(seat)
-        if seat in sharers:
-            if winners:
-                pool += coins
-            else:
-                refund[seat] = coins
+        if seat in winners:  # a winner's own coins come back inside its share
+            pool += coins
             continue
         if c is None or not c.played:
             forfeit[seat] = coins
+            continue
+        if seat in sharers:  # placed first too, but its game does not count: nobody wins its coins
+            refund[seat] = coins
             continue
         winnable = bool(winners) and c.established and all(
             c.user_id in credits[w].credited and paid_before.get((credits[w].user_id, c.user_id), 0) < pair_daily_paid()

@@ -169,3 +169,11 @@ def test_pot_split_conserves_every_coin():
                                             2: credit(2, 12, credited=[])}, paid={0: 10, 1: 10, 2: 11},
                                    sharers=[0, 1], paid_before={})
     assert shared == {"pot": {0: 10, 1: 10}, "refund": {2: 11}, "forfeit": {}}
+
+
+def test_a_sharer_whose_game_does_not_count_keeps_its_coins_from_the_other_sharer():
+    """Two sharers, only one whose game counts: the other's coins are refunded, not won by the first."""
+    a = SeatCredit(seat=0, user_id=10, played=True, counts=True, established=True, credited=[11])
+    b = SeatCredit(seat=1, user_id=11, played=True, counts=False, established=True, credited=[])
+    split = eligibility.pot_split(credits={0: a, 1: b}, paid={0: 20, 1: 20}, sharers=[0, 1], paid_before={})
+    assert split == {"pot": {0: 20}, "refund": {1: 20}, "forfeit": {}}
