@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from itertools import combinations
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils.translation import gettext
 
@@ -78,6 +78,8 @@ def game_coins_post(*, game, players: dict, seq: int, events: list[dict]) -> Non
     moves: list[tuple[int, int, str, str]] = []  # (user id, amount, reason, key)
     for ev in events:
         kind = ev.get("type")
+        if kind == "pot_won":
+            pots_pending().add(game.pk)
         if kind == "stake":
             moves += [(seat, -ev["amount"], Reason.STAKE, f"stake:{game.pk}") for seat in ev["seats"]]
         elif kind == "reentry_paid":
@@ -90,6 +92,14 @@ def game_coins_post(*, game, players: dict, seq: int, events: list[dict]) -> Non
         wallets = lock_wallets(uid for uid, *_ in moves)
         for uid, amount, reason, key in moves:
             _post(wallets[uid], amount, reason, key=key, game_id=game.pk)
+
+
+def pots_pending() -> set[int]:
+    """The ids of games whose ``pot_won`` was reported in this connection's transaction and not yet settled
+    (:func:`coins.pot.game_pot_settle` runs for those alone: an unstaked game's finish costs no query)."""
+    if not hasattr(connection, "coins_pots_pending"):
+        connection.coins_pots_pending = set()
+    return connection.coins_pots_pending
 
 
 def game_refund(*, game, players: dict) -> list[dict]:

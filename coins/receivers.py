@@ -8,6 +8,7 @@
 from django.contrib.auth import get_user_model
 from django.db.models.signals import post_save
 
+from coins.game_coins import pots_pending
 from coins.pot import game_pot_settle
 from coins.services import wallet_open
 from games.signals import game_finishing
@@ -21,7 +22,8 @@ def on_user_saved(sender, instance, created=False, raw=False, **kwargs) -> None:
 
 def on_game_finishing(sender=None, game_id=None, **kwargs) -> None:
     """A game just finished (or was aborted) in this transaction: pay its pot, if it has one."""
-    if game_id is not None:
+    if game_id is not None and int(game_id) in pots_pending():
+        pots_pending().discard(int(game_id))
         game_pot_settle(game_id=int(game_id))
 
 

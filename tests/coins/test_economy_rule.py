@@ -2,7 +2,10 @@
 write path: the cheat of issue #33 (a host, three fresh accounts that resign) and its variants, the pot,
 XP and challenge wins each of them is left with, and honest play against the computer."""
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from coins.models import LedgerEntry, Wallet
 from games import services
@@ -130,7 +133,7 @@ def test_honest_play_against_the_computer_counts():
     """A CPU seat plays its whole game: a real opponent. The human's game counts (XP) whatever the result."""
     user = UserFactory()
     game = GameFactory(game="chinchirorin", seats=[human(user), cpu()], cpu_speed="fast")
-    for _ in range(500):
+    for _ in range(2000):
         g = Game.objects.get(pk=game.pk)
         if g.status != Game.PLAYING:
             break
@@ -141,7 +144,8 @@ def test_honest_play_against_the_computer_counts():
         if 0 in engine.awaiting(state):
             services.game_apply_action(game_id=g.pk, actor=user, expected_seq=g.seq,
                                        action=engine.default_action(state, 0))
-        else:
+        else:  # the CPU's turn: due now (no waiting for its pace)
+            Game.objects.filter(pk=g.pk).update(bot_due_at=timezone.now() - timedelta(seconds=1))
             services.game_bot_play(game_id=g.pk, seq=g.seq)
     game.refresh_from_db()
     assert game.status == Game.FINISHED

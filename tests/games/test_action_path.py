@@ -78,9 +78,11 @@ def fixed_seed(monkeypatch):
 
 @pytest.fixture(autouse=True)
 def rating_enqueued(monkeypatch):
-    """The ranking receiver only enqueues ``rate_game`` (a worker runs it): recorded, not run eagerly."""
+    """The ranking and moderation receivers only enqueue ``rate_game`` and ``economy_check`` (a worker runs
+    them): recorded, not run eagerly."""
     queued = []
     monkeypatch.setattr("ranking.tasks.rate_game.delay", lambda game_id: queued.append(game_id))
+    monkeypatch.setattr("moderation.tasks.economy_check.delay", lambda game_id: None)
     return queued
 
 
