@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('coins', '0003_moderators_coins'),
+        ('coins', '0004_ledger_created_at'),
     ]
 
     operations = [
