@@ -34,7 +34,7 @@ def moderators_group() -> Group:
         listed = listed + importlib.import_module(
             "tournaments.migrations.0002_moderators_tournaments").TOURNAMENTS_MODERATOR_PERMISSIONS
         listed = listed + importlib.import_module("rooms.migrations.0007_moderators_voice").VOICE_MODERATOR_PERMISSIONS
-        listed = listed + importlib.import_module("moderation.migrations.0003_economy_void").VOID_MODERATOR_PERMISSIONS
+        listed = listed + importlib.import_module("moderation.migrations.0005_economy_void").VOID_MODERATOR_PERMISSIONS
         group = Group.objects.create(name="Moderators")
         group.permissions.set([Permission.objects.get(content_type__app_label=a, codename=c) for a, c in listed])
     return group

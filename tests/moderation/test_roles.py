@@ -26,7 +26,7 @@ MODERATORS = {
     "tournaments.moderate_tournament",
     # voice (rooms 0007): read who joined voice where and when
     "rooms.view_voicesession",
-    # voids (moderation 0003): read voided games, void a finished game
+    # voids (moderation 0005): read voided games, void a finished game
     "moderation.view_gamevoid", "moderation.void_game",
 }
 

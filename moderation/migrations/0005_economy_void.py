@@ -27,7 +27,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('games', '0004_gameaction_game_no_own_index'),
-        ('moderation', '0002_moderators_group'),
+        ('moderation', '0004_user_notes'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
