@@ -20,8 +20,8 @@ GAME_CHOICES = Game.GAME_CHOICES
 CPU_LEVELS = ("easy", "normal", "hard")
 CPU_SPEEDS = ("fast", "normal", "slow")
 TURN_SECONDS = (None, 30, 60)
-DEFAULT_SEATS = 4  # seats of a room created without ``seats``
 SEATS_AUTO = "auto"  # ``seats: "auto"``: the table follows the party (README "Rooms: seats auto")
+DEFAULT_SEATS = SEATS_AUTO  # seats of a room created without ``seats``: the party sets the table
 
 
 class RoomStatus(models.TextChoices):

@@ -180,7 +180,7 @@ class RoomCreateSerializer(serializers.Serializer):
     """Body of ``POST /api/rooms`` (and, every field optional, of ``PATCH``)."""
 
     game = StrictChoiceField(choices=GAMES)
-    seats = SeatCountField(required=False, help_text="2..8 by game and preset (default 4), or \"auto\".")
+    seats = SeatCountField(required=False, help_text="2..8 by game and preset, or \"auto\" (the default: the table follows the party).")
     rules = RulesField(required=False)
     turn_seconds = StrictChoiceField(choices=[30, 60], allow_null=True, required=False)
     ranked = StrictBooleanField(required=False)

@@ -20,7 +20,7 @@ def test_error_details_follow_accept_language(make_client):
 
 def test_field_messages_and_drf_errors_translated(make_client, api):
     host = make_client(UserFactory())
-    code = host.post("/api/rooms", {"game": "chinchirorin"}, format="json").json()["code"]
+    code = host.post("/api/rooms", {"game": "chinchirorin", "seats": 4}, format="json").json()["code"]
     res = host.post(f"/api/rooms/{code}/messages", {"emoji": "🐙"}, format="json", HTTP_ACCEPT_LANGUAGE="es")
     assert (res.status_code, res.json()) == (400, {"code": "invalid", "detail": "emoji: No está en el catálogo.",
                                                    "fields": {"emoji": ["No está en el catálogo."]}})

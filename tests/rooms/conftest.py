@@ -31,10 +31,12 @@ def guest_client(db, make_client):
 
 @pytest.fixture
 def new_room(host):
-    """``new_room(client=host, **body)`` -> the created ``room`` (asserts 201)."""
+    """``new_room(client=host, **body)`` -> the created ``room`` (asserts 201); 4 seats unless ``seats``
+    is given (the API's default is ``"auto"``: tests/rooms/test_seats_auto.py)."""
 
     def _new(client=None, **body):
         body.setdefault("game", "chinchirorin")
+        body.setdefault("seats", 4)
         res = (client or host).post("/api/rooms", body, format="json")
         assert res.status_code == 201, res.json()
         return res.json()

@@ -47,7 +47,7 @@ def _games(api, lang="en"):
 def test_chinchirorin_settings_as_the_rules_file_lists_them(api):
     games, _ = _games(api)
     g = games["chinchirorin"]
-    assert (g["name"], g["seats"], g["presets"]) == ("Chinchirorin", {"min": 2, "max": 8, "default": 4}, [])
+    assert (g["name"], g["seats"], g["presets"]) == ("Chinchirorin", {"min": 2, "max": 8, "default": "auto"}, [])
     assert [s["name"] for s in g["settings"]] == list(CHINCHIRORIN)
     for s in g["settings"]:
         kind, default, bounds = CHINCHIRORIN[s["name"]]
@@ -64,7 +64,7 @@ def test_chinchirorin_settings_as_the_rules_file_lists_them(api):
 def test_chinchon_presets_and_their_values(api):
     games, _ = _games(api)
     g = games["chinchon"]
-    assert (g["name"], g["seats"]) == ("Chinchón", {"min": 2, "max": 8, "default": 4})
+    assert (g["name"], g["seats"]) == ("Chinchón", {"min": 2, "max": 8, "default": "auto"})
     assert [(p["id"], p["seats"]) for p in g["presets"]] == [
         ("standard", {"min": 2, "max": 4}), ("traditional", {"min": 2, "max": 8}),
         ("wild_ace", {"min": 2, "max": 4})]

@@ -40,7 +40,8 @@ def test_create_answers_the_room_with_the_host_in_seat_0(host, settings):
     assert room["game"] == "chinchirorin"
     assert room["host"] == {"id": host.user.id, "username": host.user.username,
                             "display_name": "Host", "is_guest": False}
-    assert [s["index"] for s in room["seats"]] == [0, 1, 2, 3]  # default 4 seats
+    # default "auto": the most seats chinchirorin takes (2-8) while the party gathers
+    assert ([s["index"] for s in room["seats"]], room["seats_auto"]) == ([0, 1, 2, 3, 4, 5, 6, 7], True)
     assert room["seats"][0] == {"index": 0, "user": room["host"], "cpu": False, "cpu_level": None,
                                 "connected": False, "left": False}
     assert all(s["user"] is None and not s["cpu"] for s in room["seats"][1:])

@@ -8,6 +8,7 @@ from games import services as games_services
 from games.models import Game, GamePlayer
 from rooms import services
 from rooms.models import Room
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +23,20 @@ def test_auto_room_offers_the_most_seats(new_room):
     assert len(new_room(game="chinchon", seats="auto")["seats"]) == 4  # standard: 2-4
     trad = new_room(game="chinchon", seats="auto", rules={"preset": "traditional"})
     assert len(trad["seats"]) == 8 and trad["rules"]["decks"] == 1
-    assert new_room()["seats_auto"] is False
+    assert new_room(seats=4)["seats_auto"] is False
+
+
+@pytest.mark.parametrize(("game", "rules", "most"), [("chinchirorin", {}, 8), ("chinchon", {}, 4),
+                                                      ("chinchon", {"preset": "traditional"}, 8)])
+def test_a_room_created_without_seats_follows_the_party(host, make_client, game, rules, most):
+    res = host.post("/api/rooms", {"game": game, "rules": rules}, format="json")
+    room = res.json()
+    assert (res.status_code, room["seats_auto"], len(room["seats"])) == (201, True, most)
+    friend = make_client(UserFactory())
+    assert friend.post(f"/api/rooms/{room['code']}/join").status_code == 200
+    started = host.post(f"/api/rooms/{room['code']}/start").json()
+    assert [(s["index"], s["user"]["id"], s["cpu"]) for s in started["seats"]] == [
+        (0, host.user.id, False), (1, friend.user.id, False)]  # two friends: no computer seats
 
 
 @pytest.mark.parametrize("bad", ["Auto", "4", 4.0, True, None, [4]])
@@ -58,7 +72,6 @@ def test_two_friends_and_the_host_s_cpu_play_three_seats_in_order(host, other, t
 
 
 def test_traditional_five_humans_play_two_decks(make_client, new_room):
-    from tests.factories import UserFactory
 
     room = new_room(game="chinchon", seats="auto", rules={"preset": "traditional"})
     for _ in range(4):
