@@ -32,14 +32,22 @@ def _stake_of(rules_obj) -> int:
     return int(getattr(rules_obj, "stake", 0) or 0)
 
 
-def game_stakes_check(*, rules_obj, seats: list[dict], ranked: bool) -> list[int]:
-    """Before a game is created: the seats that will stake (the human ones), or ``[]`` with no stake.
+def _reentry_cost_of(rules_obj) -> int:
+    """Coins a re-entry costs (the ``reentry_fee`` setting, or the stake when it is None); 0 for a game
+    without the setting."""
+    fee = getattr(rules_obj, "reentry_fee", None)
+    return _stake_of(rules_obj) if fee is None else int(fee)
 
-    Raises 409 ``stakes_friends_only`` (a ranked room with a stake whose players are not all friends of
-    each other) and 409 ``insufficient_coins`` with ``seats`` (those whose wallets hold less than the stake),
+
+def game_stakes_check(*, rules_obj, seats: list[dict], ranked: bool) -> list[int]:
+    """Before a game is created: the seats that will stake (the human ones), or ``[]`` with no stake and
+    no re-entry cost (with a re-entry fee alone they are the seats that may pay it; nothing is charged).
+
+    Raises 409 ``stakes_friends_only`` (a ranked room with a stake or a re-entry cost whose players are not
+    all friends of each other) and 409 ``insufficient_coins`` with ``seats`` (those whose wallets hold less than the stake),
     ``needed`` (the stake) — nothing is charged then. ``seats``: ``game_start``'s seat dicts."""
     amount = _stake_of(rules_obj)
-    if not amount:
+    if not amount and not _reentry_cost_of(rules_obj):
         return []
     humans = {i: s["user"].pk for i, s in enumerate(seats) if not s.get("cpu") and s.get("user") is not None}
     if ranked:
@@ -47,6 +55,8 @@ def game_stakes_check(*, rules_obj, seats: list[dict], ranked: bool) -> list[int
         if any(b not in friends[a] for a, b in combinations(humans.values(), 2)):
             raise ApiError("stakes_friends_only",
                            gettext("Ranked games may be played for a stake only among friends."), 409)
+    if not amount:  # a re-entry fee alone: the human seats may pay it later, nothing is charged now
+        return sorted(humans)
     held = selectors.balances(user_ids=list(humans.values()))
     short = sorted(seat for seat, uid in humans.items() if held[uid] < amount)
     if short:
@@ -64,7 +74,8 @@ def game_prepare(*, engine, state: dict, players: dict) -> dict:
     cost = needed(state) if needed is not None else 0
     if not cost:
         return state
-    users = {seat: gp.user_id for seat, gp in players.items() if not gp.cpu and gp.user_id is not None}
+    users = {seat: gp.user_id for seat, gp in players.items()
+             if not gp.cpu and not gp.left and gp.user_id is not None}  # a seat its player left: never offered
     held = selectors.balances(user_ids=list(users.values()))
     return engine.set_solvent(state, [seat for seat, uid in users.items() if held[uid] >= cost])
 

@@ -5,8 +5,8 @@
 - ``DAILY_TOP_UP``: once per UTC day, a player holding fewer coins may claim the difference up to this
   amount (``POST /api/me/wallet/daily``, reason ``daily_grant``), so nobody is locked out of staked games.
 - ``STAKES``: the values a room's ``stake`` setting may take (0 = no stakes, no pot).
-- The re-entry cost (Chinchón ``traditional`` re-engaging, ``wild_ace`` re-entry) is the game's stake,
-  paid into the pot.
+- The re-entry cost (Chinchón ``traditional`` re-engaging, ``wild_ace`` re-entry) is the ``reentry_fee``
+  setting (``wild_ace``: 25), or the game's stake when it is unset, paid into the pot (docs/party.md).
 """
 
 from datetime import UTC, datetime

@@ -210,8 +210,16 @@ def _ratings(game: str, user_ids) -> dict[int, int]:
 
 def queue_rules(*, game: str, preset: str = "", style: str = "") -> dict:
     """The room rules a queue entry asks for: ``{"preset": ...}`` (chinchón) or ``{"style": ...}``
-    (chinchirorin), ``{}`` for the defaults."""
-    return {k: v for k, v in (("preset", preset), ("style", style)) if v}
+    (chinchirorin), ``{}`` for the defaults. A preset whose re-entry costs coins (``wild_ace``) gets
+    ``reentry_fee: 0``: the queue seats strangers, and coins move between friends only."""
+    rules = {k: v for k, v in (("preset", preset), ("style", style)) if v}
+    try:
+        fee = preset and getattr(get_engine(game).validate_rules(rules), "reentry_fee", None)
+    except InvalidRules:  # queue_join refuses these rules itself
+        return rules
+    if fee:
+        rules["reentry_fee"] = 0
+    return rules
 
 
 @transaction.atomic

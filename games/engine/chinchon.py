@@ -37,15 +37,17 @@ the drawer; a card from the stock), ``restock {stock_size}``, ``discard {seat, c
 closer, kind, deltas, scores}``, ``out {seat, score}``, ``reentry_offer {seats, score}``,
 ``reenter {seat, accept}``, ``resign {seat}``, ``game_end {standing, reason}``.
 
-**Coins** (only with ``stake`` > 0; with ``stake`` 0 none of this exists and nothing changes). The pot is
-in-game coins; the wallets live outside the engine, which only reports the movements as events:
+**Coins** (only with ``stake`` > 0 or a re-entry cost, :func:`has_coins`; without, none of this exists and
+nothing changes). The pot is in-game coins; the wallets live outside the engine, which only reports the movements as events:
 
 - at the start the host calls :func:`stake` with the seats that pay (its human seats): the state gains
   ``pot`` (coins) and ``stakers`` [seat] (absent: 0 and no seat, e.g. a table of CPUs only); event
   ``stake {seats, amount, pot}`` (seed 002: "before each game, each player adds the agreed amount into
   the pot");
-- re-entry costs the stake (seed 002 "putting the agreed amount back into the pot"; seed 003 "if they pay
-  the necessary coins"): offers go only to stakers that can pay. Before a transition that may open offers
+- re-entry costs :func:`reentry_cost`: the ``reentry_fee`` setting (25 in ``wild_ace``), or the stake when
+  it is None (seed 002 "putting the agreed amount back into the pot"; seed 003 "if they pay the necessary
+  coins"): offers go only to stakers (the seats :func:`stake` was given, even with a stake of 0) that can
+  pay. Before a transition that may open offers
   (:func:`solvency_needed`) the host says which seats can pay with :func:`set_solvent`; that
   ``solvent`` list is an input of the next :func:`apply` only (absent: every staker can pay) and is never
   kept in a state. An accepted offer pays at once: event ``reentry_paid {seat, amount, pot}`` right after
@@ -80,6 +82,8 @@ from games.engine.chinchon_rules import (  # noqa: F401 - re-exported: the game'
     WILD_ACE,
     Rules,
     _is_int,
+    has_coins,
+    reentry_cost,
     _rules_from_items,
     rules_from_dict,
     rules_to_dict,
@@ -548,7 +552,7 @@ def _answer_offer(s: State, seat: int, accept: bool, rng, events: list[Event]) -
     s["offers"][str(seat)] = accept
     s["awaiting"] = [p for p in s["awaiting"] if p != seat]
     events.append(event("reenter", seat=seat, accept=accept))
-    cost = rules_of(s).stake
+    cost = reentry_cost(rules_of(s))
     if accept and cost:
         s["pot"] = s.get("pot", 0) + cost
         events.append(event("reentry_paid", seat=seat, amount=cost, pot=s["pot"]))
@@ -612,7 +616,7 @@ def _finish(s: State, winner: int, reason: str, events: list[Event]) -> None:
     s["turn"] = None
     s["offers"] = {}
     s["result"] = {"standing": standing, "reason": reason}
-    if rules_of(s).stake:
+    if has_coins(rules_of(s)):
         pot = s.get("pot", 0)
         payouts = pot_payouts(pot, standing, s.get("stakers", []))
         s["result"]["pot"] = {"total": pot, "payouts": payouts}
@@ -625,17 +629,22 @@ def _finish(s: State, winner: int, reason: str, events: list[Event]) -> None:
 
 def stake(state: State, seats: list[int]) -> tuple[State, list[Event]]:
     """At the start: each of ``seats`` (the host's paying seats: its human ones) puts the stake into the
-    pot. Returns ``(new state, [stake {seats, amount, pot}])``; with ``stake`` 0 the state unchanged and
-    no event. Never mutates ``state``. Raises ``InvalidAction`` for a seat not at the table."""
-    amount = rules_of(state).stake
-    if not amount:
+    pot; they are the seats that may pay a re-entry. Returns ``(new state, [stake {seats, amount, pot}])``
+    (no event with ``stake`` 0: only a re-entry fee, the pot starts empty); with no coins at all
+    (:func:`has_coins`) the state unchanged. Never mutates ``state``. Raises ``InvalidAction`` for a seat
+    not at the table."""
+    rules = rules_of(state)
+    if not has_coins(rules):
         return state, []
+    amount = rules.stake
     seats = sorted(set(seats))
     if not all(_is_seat(state, p) for p in seats):
         raise InvalidAction(f"no such seats: {seats!r}")
     s = dict(state)
     s["stakers"] = seats
     s["pot"] = amount * len(seats)
+    if not amount:
+        return s, []
     return s, [event("stake", seats=list(seats), amount=amount, pot=s["pot"])]
 
 
@@ -644,23 +653,23 @@ def solvency_needed(state: State) -> int:
     staked game in its ``discard`` phase whose rules offer re-entry), else 0: the host then refreshes
     :func:`set_solvent` before applying it."""
     r = rules_of(state)
-    if not r.stake or r.reentry == "off" or state["seats"] < 3 or state["phase"] != "discard":
+    if not reentry_cost(r) or r.reentry == "off" or state["seats"] < 3 or state["phase"] != "discard":
         return 0
-    return r.stake
+    return reentry_cost(r)
 
 
 def set_solvent(state: State, seats: list[int]) -> State:
     """A copy of ``state`` whose ``solvent`` seats (those that can pay a re-entry now) are ``seats``, for
-    the next :func:`apply` only. ``state`` itself when the game has no stake."""
-    if not rules_of(state).stake:
+    the next :func:`apply` only. ``state`` itself when a re-entry costs nothing."""
+    if not reentry_cost(rules_of(state)):
         return state
     return {**state, "solvent": sorted(set(seats))}
 
 
 def _may_pay(s: State, seat: int) -> bool:
-    """Whether ``seat`` may be offered re-entry as far as coins go: always with no stake; else a seat that
-    staked and can pay."""
-    if not rules_of(s).stake:
+    """Whether ``seat`` may be offered re-entry as far as coins go: always when it costs nothing; else a
+    seat that staked (a paying seat at the start) and can pay."""
+    if not reentry_cost(rules_of(s)):
         return True
     stakers = s.get("stakers", ())
     return seat in stakers and seat in s.get("solvent", stakers)
@@ -696,8 +705,8 @@ def view_for(state: State, seat: int | None) -> dict:
     "scores": {seat: points}, "mano",
     "hand_number", "first_round_complete", "reveal": {"hand_number", "closer", "seats": {seat: {"melds",
     "loose", "laid_off": [{"card", "onto": {"seat", "meld"}}], "points", "kind"?}}} | None (from a close
-    until the next close), "pot": {"stake", "total", "stakers": [seat]} (only in a staked game: coins each
-    staker put in, coins in the pot now, the seats that staked)}, "result"}``. Never the stock's order,
+    until the next close), "pot": {"stake", "reentry_fee", "total", "stakers": [seat]} (only in a game with coins:
+    coins each staker put in, coins a re-entry costs, coins in the pot now, the seats that staked)}, "result"}``. Never the stock's order,
     another seat's hand, the face-down card or cards set aside. A fresh copy.
     """
     own = _is_seat(state, seat)
@@ -730,7 +739,8 @@ def view_for(state: State, seat: int | None) -> dict:
         },
         "result": copy_json(state["result"]),
     }
-    amount = rules_of(state).stake
-    if amount:
-        view["table"]["pot"] = {"stake": amount, "total": state.get("pot", 0), "stakers": list(state.get("stakers", []))}
+    rules = rules_of(state)
+    if has_coins(rules):
+        view["table"]["pot"] = {"stake": rules.stake, "reentry_fee": reentry_cost(rules), "total": state.get("pot", 0),
+                                "stakers": list(state.get("stakers", []))}
     return view

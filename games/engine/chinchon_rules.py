@@ -263,6 +263,19 @@ SETTINGS: tuple[Setting, ...] = (
         ),
         choices=tuple(Choice(v, gettext_noop("No stake") if v == 0 else str(v)) for v in STAKES),
     ),
+    Setting(
+        "reentry_fee",
+        CHOICE,
+        None,
+        gettext_noop("Re-entry fee"),
+        gettext_noop(
+            "Coins a seat pays into the pot to re-enter (none: the stake); only players who can pay are "
+            "offered re-entry, never a CPU seat"
+        ),
+        choices=(Choice(None, gettext_noop("The stake")),
+                 *(Choice(v, gettext_noop("Free") if v == 0 else str(v)) for v in STAKES)),
+        presets={WILD_ACE: 25},
+    ),
 )
 """Every Chinchón setting but ``preset`` (rules/chinchon.md "Settings" and "Presets"), in API order."""
 
@@ -299,6 +312,17 @@ class Rules:
     elimination: int
     reentry: str
     stake: int = 0  # a default: states stored before the setting existed read as no stake
+    reentry_fee: int | None = None  # None: the stake (states stored before the setting existed)
+
+
+def reentry_cost(rules: Rules) -> int:
+    """Coins a re-entry costs under ``rules``: ``reentry_fee``, or the stake when it is None."""
+    return rules.stake if rules.reentry_fee is None else rules.reentry_fee
+
+
+def has_coins(rules: Rules) -> bool:
+    """Whether a game under ``rules`` moves coins (a stake or a re-entry cost): it then has a pot."""
+    return bool(rules.stake or reentry_cost(rules))
 
 
 PRESETS: dict[str, dict[str, Any]] = {

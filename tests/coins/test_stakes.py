@@ -56,7 +56,7 @@ def test_human_seats_pay_the_stake_cpu_seats_do_not():
     start = GameAction.objects.get(game=game, seq=0).events
     assert start[0] == {"type": "stake", "audience": "all", "seats": [0, 2], "amount": 25, "pot": 50}
     view = selectors.game_view(game=game, user=a)
-    assert view["table"]["pot"] == {"stake": 25, "total": 50, "stakers": [0, 2]}
+    assert view["table"]["pot"] == {"stake": 25, "reentry_fee": 25, "total": 50, "stakers": [0, 2]}
 
 
 def test_an_unstaked_game_moves_no_coins():
@@ -210,7 +210,7 @@ def test_a_whole_staked_game_over_the_api(make_client, monkeypatch, settings, es
     assert view["status"] == "finished" and accepted == {0, 2}
     assert view["result"]["standing"][0]["seat"] == 1
     assert view["result"]["pot"] == {"total": 50, "payouts": [{"seat": 1, "coins": 50}]}
-    assert view["table"]["pot"] == {"stake": 10, "total": 50, "stakers": [0, 1, 2]}
+    assert view["table"]["pot"] == {"stake": 10, "reentry_fee": 10, "total": 50, "stakers": [0, 1, 2]}
     if established:
         assert [balance(u) for u in users] == [480, 540, 480]
         assert ledger(users[0]) == [(-10, "stake"), (-10, "reentry")]
@@ -244,3 +244,67 @@ def test_the_stake_setting_is_in_the_catalogue_and_validated(api, make_client):
     assert all(s["name"] != "stake" for s in dice["settings"])
     res = make_client(UserFactory()).post("/api/rooms", {"game": "chinchon", "rules": {"stake": 30}}, format="json")
     assert res.status_code == 400 and "rules.stake" in res.json()["fields"]
+
+
+# ------------------------------------------------------------------------ the re-entry fee (issue #39)
+def _fee_game(users, fee, seats=None):
+    """A 3-seat traditional game with no stake and a re-entry fee of ``fee``, rigged as :func:`_reentry_game`."""
+    rules = {"preset": "traditional", "reentry_fee": fee}
+    game = staked_game(users, rules, seats=seats)
+    rig_game(game, rig(rules, 3, [EXAMPLE7, LOSER, OTHER], ["3E"], ["11O"], scores=[10, 70, 20]))
+    services.game_apply_action(game_id=game.pk, actor=users[0], expected_seq=0,
+                               action={"type": "draw", "source": "stock"})
+    return game
+
+
+def test_wild_ace_reentry_costs_25_coins_by_default():
+    assert C.reentry_cost(C.validate_rules({"preset": "wild_ace"})) == 25  # seed 003: "pay the necessary coins"
+    assert C.reentry_cost(C.validate_rules({"preset": "traditional"})) == 0  # the stake, 0 by default
+    assert C.reentry_cost(C.validate_rules({"preset": "traditional", "stake": 50})) == 50
+    assert C.reentry_cost(C.validate_rules({"preset": "wild_ace", "stake": 50, "reentry_fee": 0})) == 0
+
+
+def test_a_fee_alone_charges_nothing_at_the_start_then_the_reentry_through_the_ledger():
+    a, b, c = UserFactory(), UserFactory(), UserFactory()
+    game = _fee_game([a, b, c], 10)
+    assert ledger(a) == ledger(b) == ledger(c) == [] and balance(b) == 500
+    assert game.state["stakers"] == [0, 1, 2] and game.state["pot"] == 0
+    view = services.game_apply_action(game_id=game.pk, actor=a, expected_seq=1, action={"type": "close", "card": "11O"})
+    assert (view["phase"], view["awaiting"]) == ("reentry", [1])
+    assert view["table"]["pot"] == {"stake": 0, "reentry_fee": 10, "total": 0, "stakers": [0, 1, 2]}
+    wallet_move(user_id=b.pk, amount=-495, reason="adjustment", note="spent elsewhere")  # 5 < 10
+    with pytest.raises(ApiError) as exc:
+        services.game_apply_action(game_id=game.pk, actor=b, expected_seq=2, action={"type": "reenter", "accept": True})
+    assert (exc.value.error_code, exc.value.status_code) == ("insufficient_coins", 409)
+    game.refresh_from_db()
+    assert game.seq == 2 and game.state["phase"] == "reentry" and balance(b) == 5
+    wallet_move(user_id=b.pk, amount=5, reason="adjustment", note="back")  # 10: exactly the fee
+    view = services.game_apply_action(game_id=game.pk, actor=b, expected_seq=2, action={"type": "reenter", "accept": True})
+    assert view["table"]["pot"]["total"] == 10 and balance(b) == 0 and not view["players"][1]["out"]
+    assert ledger(b)[-1] == (-10, "reentry")
+    assert_books_balance(a, b, c)
+
+
+def test_a_fee_is_never_offered_to_a_cpu_seat():
+    a, c = UserFactory(), UserFactory()
+    game = _fee_game([a, None, c], 10, seats=[human(a), cpu(), human(c)])
+    assert game.state["stakers"] == [0, 2]
+    view = services.game_apply_action(game_id=game.pk, actor=a, expected_seq=1, action={"type": "close", "card": "11O"})
+    assert view["phase"] == "draw" and view["players"][1]["out"] is True  # no offer: the next hand is dealt
+
+
+def test_a_fee_is_never_offered_to_a_seat_its_player_left():
+    a, b, c = UserFactory(), UserFactory(), UserFactory()
+    game = _fee_game([a, b, c], 10)
+    game.players.filter(seat=1).update(left=True)
+    view = services.game_apply_action(game_id=game.pk, actor=a, expected_seq=1, action={"type": "close", "card": "11O"})
+    assert view["phase"] == "draw" and view["players"][1]["out"] is True
+    assert balance(b) == 500
+
+
+def test_the_reentry_fee_setting_in_the_catalogue(api):
+    chinchon = next(g for g in api.get("/api/games/catalogue").json()["games"] if g["id"] == "chinchon")
+    fee = next(s for s in chinchon["settings"] if s["name"] == "reentry_fee")
+    assert (fee["type"], fee["default"]) == ("choice", None)
+    assert fee["presets"] == {"standard": None, "traditional": None, "wild_ace": 25}
+    assert [c["value"] for c in fee["choices"]] == [None, 0, 10, 25, 50, 100]

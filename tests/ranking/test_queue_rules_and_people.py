@@ -24,7 +24,8 @@ def test_queue_matches_only_the_same_preset_and_makes_that_room(make_client):
     body = res.json()
     assert body["status"] == "matched"
     room = Room.objects.get(code=body["room"])
-    assert room.rules == {"preset": "wild_ace"} and room.ranked and room.seat_count == 2
+    # the queue seats strangers: re-entry is free (coins move among friends only)
+    assert room.rules == {"preset": "wild_ace", "reentry_fee": 0} and room.ranked and room.seat_count == 2
     assert room.game.state["rules"]["wild_card"] == "1O"  # the wild_ace preset is played
     assert sorted(s.user_id for s in room.seats.all()) == sorted([a.id, b.id])
     assert QueueEntry.objects.get(user=c).status == "waiting"

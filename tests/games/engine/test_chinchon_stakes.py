@@ -25,7 +25,7 @@ def test_the_stake_goes_into_the_pot_at_the_start():
     s2, ev = C.stake(s, [2, 0])
     assert ev == [{"type": "stake", "audience": "all", "seats": [0, 2], "amount": 10, "pot": 20}]
     assert s2["pot"] == 20 and s2["stakers"] == [0, 2] and "pot" not in s  # 2 seats x 10
-    assert C.view_for(s2, 1)["table"]["pot"] == {"stake": 10, "total": 20, "stakers": [0, 2]}
+    assert C.view_for(s2, 1)["table"]["pot"] == {"stake": 10, "reentry_fee": 10, "total": 20, "stakers": [0, 2]}
     plain, _ = C.initial_state({"preset": "traditional"}, 3, random.Random(0))
     assert C.stake(plain, [0, 1, 2]) == (plain, [])
     assert "pot" not in C.view_for(plain, 0)["table"]
@@ -109,7 +109,7 @@ def test_pot_payouts(pot, places, stakers, expected):
 
 def test_a_staked_table_of_cpus_only_has_an_empty_pot():
     s = rig({"stake": 25}, 2, [EXAMPLE7, LOSER], ["3E"], ["11O"], scores=[40, 95])  # stake() never called
-    assert C.view_for(s, None)["table"]["pot"] == {"stake": 25, "total": 0, "stakers": []}
+    assert C.view_for(s, None)["table"]["pot"] == {"stake": 25, "reentry_fee": 25, "total": 0, "stakers": []}
     s, _ = play(s, 0, {"type": "draw", "source": "stock"})
     s, ev = play(s, 0, {"type": "close", "card": "11O"})
     assert C.outcome(s)["pot"] == {"total": 0, "payouts": []}
