@@ -74,6 +74,7 @@ from django.urls import get_resolver, re_path  # noqa: E402
 
 from accounts.ws_auth import WebsocketAuthStack  # noqa: E402
 from config.errors import unavailable_response  # noqa: E402 - DRF's modules read the settings
+from notify.routing import websocket_urlpatterns as notify_sockets  # noqa: E402
 from rooms.routing import websocket_urlpatterns  # noqa: E402
 from tournaments.routing import websocket_urlpatterns as tournament_sockets  # noqa: E402
 
@@ -86,7 +87,7 @@ class NoSuchSocket(AsyncWebsocketConsumer):
 
 
 def _websocket_routes():
-    return [*websocket_urlpatterns, *tournament_sockets, re_path(r"", NoSuchSocket.as_asgi())]
+    return [*websocket_urlpatterns, *tournament_sockets, *notify_sockets, re_path(r"", NoSuchSocket.as_asgi())]
 
 
 application = ProtocolTypeRouter(

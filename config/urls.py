@@ -27,6 +27,7 @@ urlpatterns = [
     path("api/", include("coins.urls")),
     path("api/", include("moderation.urls")),
     path("api/", include("tournaments.urls")),
+    path("api/", include("notify.urls")),
     # Anything else under /api/ is a JSON 404 in the API's error shape, in DEBUG too.
     re_path(r"^api/(?!(docs|schema|redoc)$)", csrf_exempt(api_not_found)),  # /api/docs still redirects to /api/docs/
     path("", include("web.urls")),

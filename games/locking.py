@@ -47,7 +47,7 @@ from games import hooks, selectors
 from games.engine import rng as rngmod
 from games.engine.registry import get_engine
 from games.models import Game, GameAction, GamePlayer
-from games.signals import game_finished, game_finishing
+from games.signals import game_finished, game_finishing, game_turn
 
 log = logging.getLogger("games.services")  # one logger for the whole write path (operators filter on it)
 
@@ -136,6 +136,7 @@ class _Ctx:
     rearm: bool = True
     applied: list[str] = field(default_factory=list)  # ``by`` of each action applied (config.metrics)
     watched: bool = True  # a spectator socket was open on the game's room as of the locked read's start
+    opened: bool = False  # a decision window opened (``game_turn`` after the commit)
 
 
 _GAME_ONCE = ("state", "rules")  # the game's JSON columns, read on the first seat's row only
@@ -265,6 +266,7 @@ def _refresh_times(ctx: _Ctx, now: datetime, window_changed: bool) -> None:
         game.deadline = game.bot_due_at = None
         return
     if window_changed:
+        ctx.opened = True
         game.window = ctx.engine.window(ctx.state)
         game.window_opened_at = now
         secs = _window_seconds(game, _is_reentry(ctx))
@@ -334,6 +336,7 @@ def _on_commit(ctx: _Ctx) -> None:
     finished, watched = ctx.finished, ctx.watched
     rearm = ctx.rearm
     applied = list(ctx.applied)
+    turn_users = _turn_users(ctx) if ctx.opened and not finished else None
 
     def after_commit() -> None:
         metrics.actions_applied(game.game, applied)
@@ -346,10 +349,23 @@ def _on_commit(ctx: _Ctx) -> None:
             arm_timers(game)
         if finished:
             game_finished.send(sender=Game, game_id=game.pk)
+        if turn_users is not None:
+            game_turn.send(sender=Game, game_id=game.pk, game=game.game, group=game.group,
+                           user_ids=turn_users, deadline=game.deadline)
 
     transaction.on_commit(after_commit)
     if finished:
         game_finishing.send(sender=Game, game_id=game.pk)
+
+
+def _turn_users(ctx: _Ctx) -> list[int]:
+    """The users of the human seats the game awaits now, not played for (``game_turn``)."""
+    out = []
+    for seat in ctx.engine.awaiting(ctx.state):
+        gp = ctx.players.get(seat)
+        if gp is not None and not gp.cpu and gp.user_id is not None and not gp.played_for:
+            out.append(gp.user_id)
+    return out
 
 
 def _write(game: Game, actions: list[GameAction], players: list[GamePlayer]) -> None:

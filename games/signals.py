@@ -11,9 +11,15 @@ skipped and finished after the commit instead).
 ``game_finished``: sent after the commit of the transaction that finished or aborted a game, with
 ``sender=Game`` and ``game_id``. Receivers (ranking) load the game and check ``status`` (``finished`` or
 ``aborted``) themselves; games never imports them.
+
+``game_turn``: sent after the commit of a transaction that opened a decision window, with ``sender=Game``,
+``game_id``, ``game`` (the game's name), ``group`` (the room's live-delivery group, ``room-<code>``, or
+``""``), ``user_ids`` (the users of the human seats the new window awaits, not played for; may be empty)
+and ``deadline`` (a datetime or None). Receivers (notify) tell those players it is their turn.
 """
 
 from django.dispatch import Signal
 
 game_finishing = Signal()
 game_finished = Signal()
+game_turn = Signal()

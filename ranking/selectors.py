@@ -23,6 +23,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Rank
 from django.utils import timezone
 
+from accounts.presence import online_ids
 from games.engine.registry import GAMES
 from ranking.achievements import BY_ID, CATALOGUE, level_for, level_xp
 from ranking.models import (
@@ -69,13 +70,14 @@ def are_friends(a_id: int, b_id: int) -> bool:
 
 
 def friends_for_user(user) -> dict:
-    """``GET /api/friends``: ``{"friends": [{player, since, source}], "incoming": [{player, at}],
-    "outgoing": [{player, at}]}``; friends by display name, requests newest first."""
+    """``GET /api/friends``: ``{"friends": [{player, since, source, online}], "incoming": [{player, at}],
+    "outgoing": [{player, at}]}``; friends by display name, requests newest first. ``online``: the friend
+    has a user socket open (``accounts.presence``)."""
     rows = Friendship.objects.filter(Q(user_low=user) | Q(user_high=user)).select_related("user_low", "user_high")
-    friends = []
-    for f in rows:
-        other = f.user_high if f.user_low_id == user.id else f.user_low
-        friends.append({"player": player_of(other), "since": f.created_at, "source": f.source})
+    others = [f.user_high if f.user_low_id == user.id else f.user_low for f in rows]
+    online = online_ids(o.pk for o in others)
+    friends = [{"player": player_of(other), "since": f.created_at, "source": f.source, "online": other.pk in online}
+               for f, other in zip(rows, others, strict=True)]
     friends.sort(key=lambda x: (x["player"]["display_name"].lower(), x["player"]["id"]))
     incoming = [{"player": player_of(r.from_user), "at": r.created_at}
                 for r in FriendRequest.objects.filter(to_user=user).select_related("from_user").order_by("-id")]

@@ -48,11 +48,12 @@ class FriendCodeSerializer(serializers.Serializer):
 
 
 class FriendSerializer(serializers.Serializer):
-    """A friend: ``{player, since, source}`` (``source``: ``invite`` or ``request``)."""
+    """A friend: ``{player, since, source, online}`` (``source``: ``invite`` or ``request``)."""
 
     player = PlayerRefSerializer()
     since = DateTimeMsField()
     source = serializers.ChoiceField(choices=["invite", "request"])
+    online = serializers.BooleanField(help_text="A user socket (/ws/me/) of the friend is open (docs/party.md).")
 
 
 class FriendRequestSerializer(serializers.Serializer):

@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "coins",
     "moderation",
     "tournaments",
+    "notify",
     "web",
 ]
 
@@ -380,3 +381,13 @@ LOGGING = {
         "django.db.backends": {"level": "WARNING"},
     },
 }
+
+# Web Push (docs/party.md "Web Push"): the VAPID key (PEM or base64url raw; empty: a development key is
+# generated once into VAPID_KEY_FILE), the contact sent to push services, and where subscriptions may point
+# (the server posts to them: https on the browsers' push services only).
+VAPID_PRIVATE_KEY = env("VAPID_PRIVATE_KEY", default="")
+VAPID_KEY_FILE = env("VAPID_KEY_FILE", default=str(BASE_DIR / ".vapid-dev.pem"))
+VAPID_SUBJECT = env("VAPID_SUBJECT", default="mailto:admin@localhost")
+PUSH_ENDPOINT_SCHEMES = env.list("PUSH_ENDPOINT_SCHEMES", default=["https"])
+PUSH_ENDPOINT_HOSTS = env.list("PUSH_ENDPOINT_HOSTS", default=[
+    "fcm.googleapis.com", "updates.push.services.mozilla.com", "push.apple.com", "notify.windows.com"])

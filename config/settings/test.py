@@ -32,3 +32,4 @@ CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=True)
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_TASK_DEFAULT_QUEUE", default="celery")
 GAMES_TIME_SCALE = env.float("GAMES_TIME_SCALE", default=1.0)
 CELERY_TASK_EAGER_PROPAGATES = True
+VAPID_KEY_FILE = env("VAPID_KEY_FILE", default=str(BASE_DIR / "var" / "vapid-test.pem"))
