@@ -11,6 +11,11 @@ ONLINE_SECONDS = 90
 _KEY = "online:{}"
 
 
+def online_key(user_id: int) -> str:
+    """The cache key of ``user_id``'s online mark (present while online)."""
+    return _KEY.format(user_id)
+
+
 def mark_online(user_id: int) -> None:
     cache.set(_KEY.format(user_id), 1, ONLINE_SECONDS)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from django.conf import settings
+from django.core.cache import cache
 from py_vapid import Vapid02
 from pywebpush import WebPushException, webpush
 
@@ -57,6 +58,17 @@ def public_key() -> str:
     return _b64url(vapid().public_key.public_bytes(Encoding.X962, PublicFormat.UncompressedPoint))
 
 
+def push_key(user_id: int) -> str:
+    """The cache mark of a user with a push subscription (``notify.services.deliver`` reads it)."""
+    return f"push:{user_id}"
+
+
+def push_forget_if_none(user_id: int) -> None:
+    """Drop ``user_id``'s ``push:<id>`` mark when no subscription of theirs is left."""
+    if not PushSubscription.objects.filter(user_id=user_id).exists():
+        cache.delete(push_key(user_id))
+
+
 def send(subscription: PushSubscription, payload: dict) -> bool:
     """Encrypt ``payload`` (JSON, aes128gcm) to ``subscription`` and post it to its push service. True if
     accepted; a subscription the service no longer knows (404/410) is deleted; other failures are logged.
@@ -69,6 +81,7 @@ def send(subscription: PushSubscription, payload: dict) -> bool:
         status = getattr(exc.response, "status_code", None)
         if status in (404, 410):
             PushSubscription.objects.filter(pk=subscription.pk).delete()
+            push_forget_if_none(subscription.user_id)
         else:
             log.warning("web push to %s failed: %s", subscription.endpoint[:60], exc)
     except Exception:  # noqa: BLE001 - a push service unreachable: the socket and the page remain

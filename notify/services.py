@@ -4,21 +4,27 @@ subscriptions."""
 
 from __future__ import annotations
 
+import logging
+
+from django.core.cache import cache
 from django.db import transaction
 from django.utils.translation import gettext
 
 from accounts.models import User
-from accounts.presence import online_ids
+from accounts.presence import online_key
 from accounts.sanctions import user_standing
 from config.errors import ApiError, invalid_field
 from config.links import public_link
 from games.events import group_send
 from notify.models import PushSubscription
+from notify.push import push_forget_if_none, push_key
 from notify.tasks import push
 from ranking.selectors import friend_ids
 from rooms.models import RoomStatus, Seat
 from rooms.selectors import room_get
 from rooms.serializers import invite_url
+
+log = logging.getLogger(__name__)
 
 
 def notify_group(user_id: int) -> str:
@@ -26,13 +32,25 @@ def notify_group(user_id: int) -> str:
     return f"notify-{user_id}"
 
 
-def deliver(user_id: int, payload: dict, *, push_title: str) -> None:
-    """``payload`` to the user's user sockets (``{"type": "notify.message", "payload"}``); and, when none
-    is open (``accounts.presence``), by Web Push as ``{title, ...payload}`` (a Celery task; never
-    raises)."""
-    group_send(notify_group(user_id), {"type": "notify.message", "payload": payload})
-    if not online_ids([user_id]) and PushSubscription.objects.filter(user_id=user_id).exists():
-        push.delay(user_id, {"title": push_title, **payload})
+def deliver(user_ids: list[int], payload: dict, *, push_title: str) -> None:
+    """``payload`` to each user of ``user_ids``: on their user sockets (``{"type": "notify.message",
+    "payload"}``) when one is open (``accounts.presence``), else by Web Push as ``{title, ...payload}``
+    (a Celery task) when they have a subscription. One cache round trip for every user and no database
+    query (it runs after the commit of game actions): the cache keeps a ``push:<id>`` mark per user with a
+    subscription (set when one is saved, which the page does at each load). Never raises."""
+    if not user_ids:
+        return
+    keys = {uid: (online_key(uid), push_key(uid)) for uid in user_ids}
+    try:
+        found = cache.get_many([k for pair in keys.values() for k in pair])
+    except Exception:  # noqa: BLE001 - the cache is down: nobody to tell now, the game goes on
+        log.warning("notify: cache unavailable", exc_info=True)
+        return
+    for uid, (online, subscribed) in keys.items():
+        if online in found:
+            group_send(notify_group(uid), {"type": "notify.message", "payload": payload})
+        elif subscribed in found:
+            push.delay(uid, {"title": push_title, **payload})
 
 
 def room_code_of(group: str) -> str | None:
@@ -48,8 +66,7 @@ def notify_turn(*, game_id: int, game: str, group: str, user_ids: list[int], dea
     payload = {"type": "turn", "game_id": game_id, "game": game, "room": code,
                "url": public_link(f"/room/{code}") if code else None,
                "deadline": deadline.isoformat().replace("+00:00", "Z") if deadline else None}
-    for uid in user_ids:
-        deliver(uid, payload, push_title=gettext("Your turn"))
+    deliver(user_ids, payload, push_title=gettext("Your turn"))
 
 
 def room_invite(*, code: str, user, to_user_id: int, base_url: str | None = None) -> dict:
@@ -75,7 +92,7 @@ def room_invite(*, code: str, user, to_user_id: int, base_url: str | None = None
         raise invalid_field("user_id", gettext("Invitations go to your friends only."))
     payload = {"type": "invitation", "room": room.code, "invite_url": invite_url(room.code, base_url),
                "game": room.game_name, "from": {"id": user.pk, "display_name": user.display_name}}
-    transaction.on_commit(lambda: deliver(to_user_id, payload, push_title=gettext("An invitation")))
+    transaction.on_commit(lambda: deliver([to_user_id], payload, push_title=gettext("An invitation")))
     return {"invited": {"id": friend.pk, "display_name": friend.display_name}, "room": room.code}
 
 
@@ -83,10 +100,14 @@ def push_subscribe(*, user, endpoint: str, p256dh: str, auth: str) -> PushSubscr
     """Save (or move to ``user``) the push subscription of ``endpoint``."""
     sub, _ = PushSubscription.objects.update_or_create(
         endpoint=endpoint, defaults={"user": user, "p256dh": p256dh, "auth": auth})
+    cache.set(push_key(user.pk), 1, None)
     return sub
 
 
 def push_unsubscribe(*, user, endpoint: str) -> bool:
     """Delete ``user``'s subscription of ``endpoint``; False if there was none."""
-    return PushSubscription.objects.filter(user=user, endpoint=endpoint).delete()[0] > 0
+    deleted = PushSubscription.objects.filter(user=user, endpoint=endpoint).delete()[0] > 0
+    push_forget_if_none(user.pk)
+    return deleted
+
 

@@ -2,10 +2,10 @@
 
 from celery import shared_task
 
+from notify.push import push_to_user
+
 
 @shared_task(name="notify.push", ignore_result=True)
 def push(user_id: int, payload: dict) -> int:
     """Send ``payload`` to every push subscription of ``user_id`` (:func:`notify.push.push_to_user`)."""
-    from notify.push import push_to_user
-
     return push_to_user(user_id, payload)
