@@ -10,6 +10,8 @@ from rest_framework.views import APIView
 from config.errors import ApiError
 from config.schema import errors
 from games import hooks, selectors, services
+from games.models import Game
+from games.record import game_record
 from games.serializers import (
     ActionRequestSerializer,
     AutoplayRequestSerializer,
@@ -126,3 +128,18 @@ class GameLogApi(APIView):
         if seat is not None:
             services.game_note_seen(game_id=game.pk, user=request.user)
         return Response(selectors.game_log(game=game, seat=seat, after=q.validated_data["after"]))
+
+
+class GameRecordApi(APIView):
+    """Download a finished game's public record as JSON (``games.record``): for its players (and, as the
+    game's view, for spectators its room lets watch). 409 ``not_finished`` while the game is on."""
+
+    @extend_schema(parameters=[GAME_ID], responses={200: OpenApiTypes.OBJECT, **errors(
+        401, 403, 404, 409, s409="not_finished (the game is on)")}, operation_id="games_record")
+    def get(self, request, game_id: int):
+        game, _seat = _get_seated_or_watching(game_id, request.user)
+        if game.status == Game.PLAYING:
+            raise ApiError("not_finished", "The record is there once the game has ended.", 409)
+        response = Response(game_record(game))
+        response["Content-Disposition"] = f'attachment; filename="chinchi-game-{game.pk}.json"'
+        return response

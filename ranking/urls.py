@@ -2,10 +2,11 @@
 
 from django.urls import path
 
-from ranking import apis
+from ranking import apis, history
 
 urlpatterns = [
     path("friends", apis.FriendsApi.as_view(), name="friends"),
+    path("me/games", history.MyGamesApi.as_view(), name="me-games"),
     path("me/friend-code", apis.FriendCodeApi.as_view(), name="friend-code"),
     path("users", apis.UsersSearchApi.as_view(), name="users-search"),
     path("queue", apis.QueueApi.as_view(), name="queue"),
