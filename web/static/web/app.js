@@ -41,6 +41,11 @@ const S = {
   sent: null,
   queueTimer: null,
   seenChat: new Set(),
+  userWs: null,  // the user socket /ws/me/ (turns and invitations anywhere)
+  userRetry: 0,
+  levels: {},  // user id -> level (the badges on the seats), read once per user
+  notify: store.get("notify", false),  // the player turned notifications on
+  inviteTo: null,  // the friend chosen in the lobby's "Invite a friend", until sent
 };
 
 // ------------------------------------------------------------------------------------------- helpers
@@ -150,7 +155,8 @@ const sounds = {
 };
 
 // ------------------------------------------------------------------------------------------- screens
-const SCREENS = ["welcome", "home", "room", "stats", "leaderboard", "friends", "queue", "account", "tournaments", "replay"];
+const SCREENS = ["welcome", "home", "room", "stats", "leaderboard", "wallet", "games", "friends", "queue", "account",
+                 "tournaments", "replay"];
 
 function show(name) {
   $("#loading").hidden = true;
@@ -163,9 +169,10 @@ function show(name) {
   if (name !== "queue") clearInterval(S.queueTimer);
   if (name !== "tournaments") tournamentClose();
   const loaders = { home: loadHome, stats: loadStats, leaderboard: loadLeaderboard, friends: loadFriends,
-                    queue: loadQueue, account: loadAccount, tournaments: loadTournaments };
+                    queue: loadQueue, account: loadAccount, tournaments: loadTournaments, wallet: loadWallet,
+                    games: loadMyGames };
   if (loaders[name]) loaders[name]();
-  if (["stats", "leaderboard", "friends", "queue", "account"].includes(name)) {
+  if (["stats", "leaderboard", "wallet", "games", "friends", "queue", "account"].includes(name)) {
     if (location.pathname !== "/" || location.hash !== "#" + name) history.pushState({}, "", "/#" + name);
   } else if (name === "home" && (location.pathname !== "/" || location.hash)) {
     history.pushState({}, "", "/");
@@ -187,11 +194,13 @@ function signedOut() {
   S.me = null;
   store.remove("token");
   closeSocket();
+  closeUserSocket();
   show("welcome");
 }
 
 async function afterSignIn() {
   loadNotices();
+  openUserSocket();
   if (S.pendingFriend) {
     const code = S.pendingFriend;
     S.pendingFriend = null;
@@ -258,6 +267,7 @@ function bindAccountForms() {
 }
 
 async function loadAccount() {
+  setNotifyButton();
   if (!S.me) return;
   $("#account-who").textContent = S.me.is_guest
     ? fmt(gettext("You play as the guest %(name)s."), { name: S.me.display_name })
@@ -602,6 +612,7 @@ function mySeat() {
 function renderLobby(room, afterGame) {
   const box = h("section", { class: "lobby", "aria-label": gettext("Lobby") });
   if (!afterGame) box.appendChild(renderShare(room));
+  if (room.status !== "playing") box.appendChild(renderInvite(room));
   const list = h("ol", { class: "seats" });
   for (const seat of room.seats) {
     const level = seat.cpu && levelText(seat.cpu_level);  // none before the catalogue: never the raw id
@@ -839,7 +850,7 @@ function renderPlayers(view) {
     const li = h("li", { class: "player" + (active ? " active" : "") + (p.seat === view.you ? " me" : ""),
                          "data-seat": p.seat, "aria-current": active ? "true" : null,
                          style: `left: ${where.x.toFixed(1)}%; top: ${where.y.toFixed(1)}%` },
-      h("span", { class: "pname", text: p.display_name }),
+      h("span", { class: "pname", text: p.display_name }, levelBadge(p.seat)),
       h("span", { class: "pamount", text: amount }));
     if (view.game === "chinchirorin") {
       const dealer = table.dealer === p.seat;
@@ -1195,6 +1206,7 @@ function renderChinchon(view) {
   if (t.hand_number) info.push(fmt(gettext("Hand %(n)s"), { n: t.hand_number }));
   info.push(phaseText(view.phase));
   box.appendChild(h("p", { class: "board-info", text: info.join(" · ") }));
+  if (t.pot) box.appendChild(renderPot(t.pot, view));
 
   if (t.hand && t.hand.length) {
     const choosing = view.legal_actions.some((a) => a.type === "discard" || a.type === "close");
@@ -1453,6 +1465,7 @@ async function loadLeaderboard() {
   const body = $("#lb-body");
   body.replaceChildren();
   if (!page) return;
+  loadXpLeaderboard(scope);
   const rows = page.results || page;
   if (!rows.length) { body.appendChild(h("p", { text: gettext("Nobody is rated yet.") })); return; }
   body.appendChild(h("div", { class: "scroll-x" }, h("table", { class: "grid" },
@@ -1486,7 +1499,7 @@ async function loadFriends() {
   body.replaceChildren();
   if (!data) return;
   const section = (title, items, buttons) => h("section", {}, h("h3", { text: title }),
-    items.length ? h("ul", { class: "people" }, items.map((f) => h("li", {}, h("span", { text: `${f.player.display_name} (#${f.player.id})` }), buttons(f))))
+    items.length ? h("ul", { class: "people" }, items.map((f) => h("li", {}, onlineDot(f), h("span", { text: `${f.player.display_name} (#${f.player.id})` }), buttons(f))))
                  : h("p", { text: gettext("None.") }));
   const remove = (f, label) => h("button", { type: "button", class: "small", onclick: () => attempt(async () => {
     await api("DELETE", "/api/friends", { user_id: f.player.id }); loadFriends(); }) }, label);
@@ -1872,6 +1885,281 @@ function registerWorker() {
   navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
 }
 
+// ----------------------------------------------------------------------- the user socket (docs/party.md)
+// /ws/me/ tells of turns in any of the player's games and of invitations, wherever the page is.
+function openUserSocket() {
+  if (!S.token || (S.userWs && S.userWs.readyState <= WebSocket.OPEN)) return;
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const ws = new WebSocket(`${scheme}://${location.host}/ws/me/?token=${encodeURIComponent(S.token)}`);
+  S.userWs = ws;
+  let ping = null;
+  ws.onopen = () => { S.userRetry = 0; ping = setInterval(() => ws.send(JSON.stringify({ type: "ping" })), 25000); };
+  ws.onmessage = (ev) => { let msg; try { msg = JSON.parse(ev.data); } catch { return; } onUserMessage(msg); };
+  ws.onclose = (ev) => {
+    clearInterval(ping);
+    if (S.userWs !== ws) return;
+    S.userWs = null;
+    if ([4401, 4409, 4410].includes(ev.code) || !S.token) return;  // signed out or sanctioned: the room says why
+    setTimeout(openUserSocket, Math.min(30000, 1000 * 2 ** S.userRetry++));
+  };
+}
+
+function closeUserSocket() {
+  const ws = S.userWs;
+  S.userWs = null;
+  if (ws) ws.close();
+}
+
+function onUserMessage(msg) {
+  if (msg.type === "turn") {
+    const here = S.code && msg.room === S.code && !document.hidden;
+    if (!here) {
+      const text = fmt(gettext("Your turn in %(game)s (room %(code)s)."), { game: gameName(msg.game), code: msg.room || "" });
+      notifyPlayer(text, msg.room ? `/room/${msg.room}` : null, msg.room);
+    }
+  } else if (msg.type === "invitation") {
+    const text = fmt(gettext("%(name)s invites you to %(game)s (room %(code)s)."),
+                     { name: msg.from.display_name, game: gameName(msg.game), code: msg.room });
+    notifyPlayer(text, `/join/${msg.room}`, msg.room);
+  } else if (msg.type === "hello" && msg.turns.length) {
+    const others = msg.turns.filter((t) => t.room !== S.code);
+    if (others.length) notifyPlayer(fmt(ngettext("It is your turn in %(n)s game.", "It is your turn in %(n)s games.", others.length),
+                                        { n: others.length }), others[0].room ? `/room/${others[0].room}` : null, others[0].room);
+  }
+}
+
+// A toast with a button to go there; with the page in the background and notifications on, the browser's.
+function notifyPlayer(text, url, code) {
+  const el = $("#toast");
+  el.replaceChildren(h("span", { "data-testid": "notice", text }), code
+    ? h("button", { type: "button", class: "small primary", onclick: () => { el.hidden = true; enterRoom(code); } }, gettext("Go"))
+    : "");
+  el.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { el.hidden = true; }, 15000);
+  if (S.sound) sounds.turn();
+  if (document.hidden && S.notify && "Notification" in window && Notification.permission === "granted") {
+    const n = new Notification("Chinchi", { body: text, tag: code || "chinchi" });
+    n.onclick = () => { window.focus(); if (code) enterRoom(code); n.close(); };
+  }
+}
+
+// ------------------------------------------------------------------------------ notifications and push
+function setNotifyButton() {
+  const on = S.notify && "Notification" in window && Notification.permission === "granted";
+  $("#notify-toggle").setAttribute("aria-pressed", on ? "true" : "false");
+  $("#notify-state").textContent = !("Notification" in window) ? gettext("This browser cannot show notifications.")
+    : Notification.permission === "denied" ? gettext("Notifications are blocked in this browser's settings.")
+    : on ? gettext("On: you hear of your turns and invitations when the page is hidden or closed.") : gettext("Off.");
+}
+
+function b64urlBytes(text) {
+  const raw = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4));
+  return Uint8Array.from(raw, (c) => c.charCodeAt(0));
+}
+
+// The push worker (static/web/push-sw.js) receives Web Push while no tab is open.
+async function pushRegistration() {
+  if (!("serviceWorker" in navigator) || !("PushManager" in window)) return null;
+  return navigator.serviceWorker.register("/static/web/push-sw.js", { scope: "/static/web/" });
+}
+
+async function toggleNotifications() {
+  if (!("Notification" in window)) { setNotifyButton(); return; }
+  if (S.notify) {
+    S.notify = false;
+    store.set("notify", false);
+    const reg = await pushRegistration().catch(() => null);
+    const sub = reg && await reg.pushManager.getSubscription();
+    if (sub) {
+      await api("DELETE", "/api/push/subscriptions", { endpoint: sub.endpoint }).catch(() => null);
+      await sub.unsubscribe().catch(() => null);
+    }
+    setNotifyButton();
+    return;
+  }
+  const permission = await Notification.requestPermission();  // asked only now, after the player's click
+  S.notify = permission === "granted";
+  store.set("notify", S.notify);
+  setNotifyButton();
+  if (S.notify) await attempt(subscribePush);
+}
+
+async function subscribePush() {
+  const reg = await pushRegistration();
+  if (!reg) return;
+  await navigator.serviceWorker.ready;
+  const { public_key: key } = await api("GET", "/api/push/key");
+  const sub = await reg.pushManager.getSubscription()
+    || await reg.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: b64urlBytes(key) });
+  await api("POST", "/api/push/subscriptions", sub.toJSON());
+}
+
+// ------------------------------------------------------------------------------ invitations, friends
+function onlineDot(f) {
+  if (f.online === undefined) return null;
+  return h("span", { class: "online " + (f.online ? "on" : "off"), "data-testid": "online",
+                     text: f.online ? gettext("online") : gettext("offline") });
+}
+
+function renderInvite(room) {
+  const box = h("div", { class: "invite inline-form" });
+  const id = "invite-friend";
+  // The choice survives the lobby's redraws (each room message redraws it), as the seats' levels do.
+  const select = h("select", { id, onchange: (e) => { S.inviteTo = e.target.value; } },
+    h("option", { value: "", text: gettext("Choose a friend") }));
+  box.append(h("label", { for: id, text: gettext("Invite a friend") }), select,
+    h("button", { type: "button", id: "invite-send", onclick: async () => {
+      const to = select.value || S.inviteTo;
+      if (!to) return;
+      const answer = await attempt(() => api("POST", `/api/rooms/${room.code}/invite`, { user_id: Number(to) }));
+      S.inviteTo = null;
+      if (answer) toast(fmt(gettext("Invitation sent to %(name)s."), { name: answer.invited.display_name }));
+    } }, gettext("Invite")));
+  api("GET", "/api/friends").then((data) => {
+    const seated = new Set(room.seats.filter((s) => s.user).map((s) => s.user.id));
+    const friends = data.friends.filter((f) => !seated.has(f.player.id));
+    friends.sort((a, b) => Number(b.online) - Number(a.online));
+    for (const f of friends) {
+      select.appendChild(h("option", { value: f.player.id, selected: String(f.player.id) === S.inviteTo,
+        text: f.online ? fmt(gettext("%(name)s (online)"), { name: f.player.display_name }) : f.player.display_name }));
+    }
+    if (!friends.length) box.hidden = true;
+  }).catch(() => { box.hidden = true; });
+  return box;
+}
+
+// ------------------------------------------------------------------------ coins, challenges, XP, levels
+function coinsText(n) { return fmt(ngettext("%(n)s coin", "%(n)s coins", n), { n }); }
+
+function renderPot(pot, view) {
+  const stakes = (pot.stakers || []).map((seat) => {
+    const p = view.players.find((x) => x.seat === seat);
+    return p ? p.display_name : fmt(gettext("Seat %(n)s"), { n: seat + 1 });
+  });
+  const parts = [fmt(gettext("Pot: %(coins)s"), { coins: coinsText(pot.total) })];
+  if (pot.stake) parts.push(fmt(gettext("%(coins)s each from %(names)s"), { coins: coinsText(pot.stake), names: stakes.join(", ") }));
+  if (pot.reentry_fee) parts.push(fmt(gettext("re-entry %(coins)s"), { coins: coinsText(pot.reentry_fee) }));
+  return h("p", { class: "pot", "data-testid": "pot", text: parts.join(" · ") });
+}
+
+function levelBadge(seat) {
+  const s = S.room && S.room.seats.find((x) => x.index === seat);
+  if (!s || !s.user) return null;
+  const uid = s.user.id;
+  if (S.levels[uid] === undefined) {
+    S.levels[uid] = null;  // read once
+    api("GET", `/api/users/${uid}/stats`).then((st) => { S.levels[uid] = st.level; if (S.view) renderRoom(); }).catch(() => {});
+    return null;
+  }
+  const level = S.levels[uid];
+  return level ? h("span", { class: "level", "data-testid": "level", title: gettext("Level"),
+                             text: fmt(gettext("Lv %(n)s"), { n: level.level ?? level }) }) : null;
+}
+
+async function loadXpLeaderboard(scope) {
+  const body = $("#lb-xp-body");
+  const page = await attempt(() => api("GET", `/api/leaderboard/xp?scope=${scope}`));
+  body.replaceChildren();
+  if (!page) return;
+  const rows = page.results || [];
+  if (!rows.length) { body.appendChild(h("p", { text: gettext("Nobody has experience yet.") })); return; }
+  body.appendChild(h("div", { class: "scroll-x" }, h("table", { class: "grid", id: "lb-xp" },
+    h("thead", {}, h("tr", {}, [gettext("Rank"), gettext("Player"), gettext("XP"), gettext("Level")].map((c) => h("th", { scope: "col", text: c })))),
+    h("tbody", {}, rows.map((r) => h("tr", { class: r.player.id === S.me.id ? "me" : "" },
+      h("td", { text: String(r.rank) }), h("td", { text: r.player.display_name }), h("td", { text: String(r.xp) }),
+      h("td", { text: String(r.level && r.level.level !== undefined ? r.level.level : r.level) })))))));
+}
+
+const LEDGER_REASONS = () => ({
+  start_grant: gettext("Welcome coins"), daily_grant: gettext("Daily coins"), stake: gettext("Stake"),
+  reentry: gettext("Re-entry"), pot: gettext("Pot won"), refund: gettext("Refund"), challenge: gettext("Challenge"),
+  adjustment: gettext("Adjustment"),
+});
+
+async function loadWallet() {
+  const [wallet, ch] = await Promise.all([attempt(() => api("GET", "/api/me/wallet")), attempt(() => api("GET", "/api/challenges"))]);
+  const body = $("#wallet-body");
+  body.replaceChildren();
+  if (wallet) {
+    const daily = wallet.daily_grant;
+    body.append(h("p", { class: "balance", "data-testid": "balance", text: fmt(gettext("Balance: %(coins)s"), { coins: coinsText(wallet.balance) }) }),
+      daily.available && daily.amount > 0
+        ? h("button", { type: "button", class: "primary", id: "daily-claim", onclick: () => attempt(async () => {
+          const out = await api("POST", "/api/me/wallet/daily");
+          toast(fmt(gettext("+%(coins)s today."), { coins: coinsText(out.entry.amount) }));
+          loadWallet();
+        }) }, fmt(gettext("Claim today's %(coins)s"), { coins: coinsText(daily.amount) }))
+        : h("p", { text: fmt(gettext("Next daily coins: %(when)s"), { when: new Date(daily.next_at).toLocaleString() }) }));
+    const reasons = LEDGER_REASONS();
+    const rows = wallet.ledger.results || [];
+    $("#ledger-body").replaceChildren(rows.length ? h("div", { class: "scroll-x" }, h("table", { class: "grid", id: "ledger" },
+      h("thead", {}, h("tr", {}, [gettext("When"), gettext("What"), gettext("Coins"), gettext("Balance")].map((c) => h("th", { scope: "col", text: c })))),
+      h("tbody", {}, rows.map((e) => h("tr", {},
+        h("td", { text: new Date(e.created_at).toLocaleString() }),
+        h("td", { text: (reasons[e.reason] || e.reason) + (e.game_id ? ` · #${e.game_id}` : "") }),
+        h("td", { class: e.amount < 0 ? "minus" : "plus", text: (e.amount > 0 ? "+" : "") + e.amount }),
+        h("td", { text: String(e.balance_after) }))))))
+      : h("p", { text: gettext("None.") }));
+  }
+  const cbody = $("#challenges-body");
+  cbody.replaceChildren();
+  if (!ch) return;
+  cbody.appendChild(h("ul", { class: "challenges" }, ch.challenges.map((c) => h("li", { "data-testid": "challenge" },
+    h("strong", { text: `${gameName(c.game)} · ${c.name}` }),
+    h("span", { text: c.description }),
+    h("progress", { max: c.target, value: Math.min(c.progress, c.target), "aria-label": c.name }),
+    h("span", { text: fmt(gettext("%(n)s of %(target)s · %(coins)s, %(xp)s XP"), { n: c.progress, target: c.target, coins: coinsText(c.reward.coins), xp: c.reward.xp }) }),
+    c.claimed ? h("span", { class: "tags", text: gettext("claimed") })
+      : h("button", { type: "button", class: "small primary", disabled: !c.completed, onclick: () => attempt(async () => {
+        await api("POST", `/api/challenges/${c.id}/claim`);
+        loadWallet();
+      }) }, gettext("Claim"))))));
+}
+
+// ------------------------------------------------------------------------------------------ your games
+async function downloadRecord(game) {
+  const record = await attempt(() => api("GET", game.record_url.replace(/^https?:\/\/[^/]+/, "")));
+  if (!record) return;
+  const url = URL.createObjectURL(new Blob([JSON.stringify(record, null, 2)], { type: "application/json" }));
+  const a = h("a", { href: url, download: `chinchi-game-${game.id}.json` });
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+async function loadMyGames(before) {
+  const body = $("#games-body");
+  const page = await attempt(() => api("GET", "/api/me/games" + (before ? `?before=${before}` : "")));
+  if (!before) body.replaceChildren();
+  $("#games-more")?.remove();
+  if (!page) return;
+  if (!page.games.length && !before) { body.appendChild(h("p", { text: gettext("No finished games yet.") })); return; }
+  const results = { win: gettext("Won"), draw: gettext("Draw"), loss: gettext("Lost") };
+  let table = $("#my-games tbody");
+  if (!table) {
+    table = h("tbody");
+    body.appendChild(h("div", { class: "scroll-x" }, h("table", { class: "grid", id: "my-games" },
+      h("thead", {}, h("tr", {}, [gettext("Game"), gettext("Date"), gettext("Players"), gettext("Result"), gettext("Rating"), ""].map((c) => h("th", { scope: "col", text: c })))),
+      table)));
+  }
+  for (const g of page.games) {
+    const change = g.rating_change === null ? "–" : (g.rating_change > 0 ? "+" : "") + g.rating_change;
+    table.appendChild(h("tr", { "data-game": g.id },
+      h("td", { text: gameName(g.game) + (g.ranked ? " · " + gettext("ranked") : "") }),
+      h("td", { text: g.finished_at ? new Date(g.finished_at).toLocaleString() : "" }),
+      h("td", { text: g.seats.map((s) => s.display_name).join(", ") }),
+      h("td", { text: g.status === "aborted" ? gettext("Aborted") : `${results[g.result] || ""} (${fmt(gettext("place %(n)s"), { n: g.place })})` }),
+      h("td", { text: change }),
+      h("td", {}, h("button", { type: "button", class: "small", onclick: () => downloadRecord(g),
+        "aria-label": fmt(gettext("Download game %(n)s"), { n: g.id }) }, gettext("Download")))));
+  }
+  if (page.next_before) {
+    body.appendChild(h("button", { type: "button", id: "games-more", onclick: () => loadMyGames(page.next_before) }, gettext("More")));
+  }
+}
+
 // ------------------------------------------------------------------------------------------- start
 function setPrefButtons() {
   $("#sound-toggle").setAttribute("aria-pressed", S.sound ? "true" : "false");
@@ -1897,6 +2185,7 @@ function bindGlobal() {
     e.preventDefault();
     attempt(async () => { await api("POST", "/api/queue", { game: $("#queue-game").value, seats: Number($("#queue-seats").value) }); loadQueue(); });
   });
+  $("#notify-toggle").addEventListener("click", toggleNotifications);
   $("#queue-leave").addEventListener("click", () => attempt(async () => { await api("DELETE", "/api/queue"); loadQueue(); }));
   $("#sound-toggle").addEventListener("click", () => { S.sound = !S.sound; store.set("sound", S.sound); setPrefButtons(); if (S.sound) beep(); });
   $("#suits-toggle").addEventListener("click", () => { S.french = !S.french; store.set("french", S.french); setPrefButtons(); renderRoom(); });
@@ -1976,6 +2265,7 @@ async function resume() {
       if (err.status !== 401) { toast(errorText(err)); offerAppeal(err.body); }
     }
   }
+  if (S.me) openUserSocket();
   route();
   loadNotices();
 }
