@@ -31,32 +31,26 @@ class InvitedSerializer(serializers.Serializer):
     room = serializers.CharField()
 
 
-class PushKeysSerializer(serializers.Serializer):
-    """``keys`` of a browser's ``PushSubscription.toJSON()``: ``p256dh`` (65-byte P-256 point), ``auth``
-    (16 bytes), both base64url."""
-
-    p256dh = serializers.CharField(max_length=200)
-    auth = serializers.CharField(max_length=100)
-
-    def validate_p256dh(self, value):
-        raw = _b64url_bytes(value)
-        if len(raw) != 65 or raw[0] != 4:
-            raise serializers.ValidationError(gettext_lazy("Not an uncompressed P-256 public key."))
-        return value
-
-    def validate_auth(self, value):
-        if len(_b64url_bytes(value)) != 16:
-            raise serializers.ValidationError(gettext_lazy("Not a 16-byte secret."))
-        return value
-
-
 class PushSubscriptionSerializer(serializers.Serializer):
     """Body of ``POST /api/push/subscriptions``: a browser's ``PushSubscription.toJSON()``, ``{endpoint,
     keys: {p256dh, auth}}`` (other keys, such as ``expirationTime``, are ignored). ``endpoint``: an
     ``https`` URL on a push service host (``PUSH_ENDPOINT_HOSTS``)."""
 
     endpoint = serializers.URLField(max_length=1000)
-    keys = PushKeysSerializer()
+    keys = serializers.JSONField(help_text="`p256dh`: the browser's P-256 public key (65 bytes), `auth`: its "
+                                           "16-byte secret; both base64url.")
+
+    def validate_keys(self, value):
+        p256dh, auth = (value.get("p256dh"), value.get("auth")) if isinstance(value, dict) else (None, None)
+        if not isinstance(p256dh, str) or not isinstance(auth, str) or not p256dh or not auth or len(p256dh) > 200 \
+                or len(auth) > 100:
+            raise serializers.ValidationError(gettext_lazy("Both p256dh and auth are required."))
+        raw = _b64url_bytes(p256dh)
+        if len(raw) != 65 or raw[0] != 4:
+            raise serializers.ValidationError(gettext_lazy("p256dh: not an uncompressed P-256 public key."))
+        if len(_b64url_bytes(auth)) != 16:
+            raise serializers.ValidationError(gettext_lazy("auth: not a 16-byte secret."))
+        return {"p256dh": p256dh, "auth": auth}
 
     def validate_endpoint(self, value):
         url = urlparse(value)

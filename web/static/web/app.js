@@ -850,7 +850,7 @@ function renderPlayers(view) {
     const li = h("li", { class: "player" + (active ? " active" : "") + (p.seat === view.you ? " me" : ""),
                          "data-seat": p.seat, "aria-current": active ? "true" : null,
                          style: `left: ${where.x.toFixed(1)}%; top: ${where.y.toFixed(1)}%` },
-      h("span", { class: "pname", text: p.display_name }, levelBadge(p.seat)),
+      h("span", { class: "pname-row" }, h("span", { class: "pname", text: p.display_name }), levelBadge(p.seat)),
       h("span", { class: "pamount", text: amount }));
     if (view.game === "chinchirorin") {
       const dealer = table.dealer === p.seat;
