@@ -21,6 +21,8 @@ a LOWER rank:
 4. ``ranking`` - ratings, XP, achievements, friends, the ranked queue; reacts to ``game_finished``,
    ``room_joined``, ``user_out``; announces ``ranking.signals.game_recorded``.
 5. ``coins`` - wallets and the ledger, stakes and pots (``games.hooks``), challenges.
+   ``notify`` - the user socket ``/ws/me/``, invitations, Web Push; reacts to ``games.signals.game_turn``.
+   Peers: neither imports the other.
 6. ``moderation`` - reports, the integrity check (reacts to ``game_recorded``), the admin site.
    ``tournaments`` - friends' tournaments: pairing, rounds, standings; reacts to ``game_finished``. Peers:
    neither imports the other.
@@ -58,6 +60,7 @@ LAYERS = {
     "rooms": 3,
     "ranking": 4,
     "coins": 5,
+    "notify": 5,
     "moderation": 6,
     "tournaments": 6,
     "admin": 7,  # every app's ``<app>.admin`` module (and its submodules)
