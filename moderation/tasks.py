@@ -3,6 +3,7 @@
 from celery import shared_task
 from django.db import OperationalError
 
+from moderation.economy_flags import economy_check_game
 from moderation.services import integrity_check_game
 
 
@@ -19,6 +20,4 @@ def integrity_check(game_id: int) -> int:
 def economy_check(game_id: int) -> int:
     """Raise or refresh the coin and XP integrity flags of a finished game's players
     (:func:`moderation.economy_flags.economy_check_game`); returns how many."""
-    from moderation.economy_flags import economy_check_game
-
     return len(economy_check_game(game_id=game_id))

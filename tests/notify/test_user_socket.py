@@ -4,14 +4,13 @@ friend in a room, and friends' ``online`` while the socket is open (issue #39 it
 
 import pytest
 from channels.db import database_sync_to_async
-from rest_framework.authtoken.models import Token
 
 from config.asgi import application
 from games.models import GamePlayer
 from ranking.services import friendship_make
 from rooms import services
 from rooms.models import Room
-from tests.factories import UserFactory
+from tests.factories import UserFactory, token_for
 from tests.rooms.wscomm import WebsocketCommunicator
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("fresh_channel_layer")]
@@ -20,7 +19,7 @@ TIMEOUT = 5
 
 
 def _token(user) -> str:
-    return Token.objects.get_or_create(user=user)[0].key
+    return token_for(user)
 
 
 async def _me(user) -> WebsocketCommunicator:

@@ -10,7 +10,6 @@ from channels.db import database_sync_to_async
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
 from accounts import sanctions
 from config.asgi import application
@@ -18,7 +17,7 @@ from config.settings.checks import parse_ice_servers
 from rooms import services
 from rooms.models import Room, VoiceSession
 from rooms.voice import SignalBucket, clean_signal
-from tests.factories import UserFactory
+from tests.factories import UserFactory, token_for
 from tests.rooms.wscomm import WebsocketCommunicator
 
 TIMEOUT = 5
@@ -28,7 +27,7 @@ CANDIDATE = {"candidate": "candidate:1 1 udp 2122260223 192.168.1.2 54321 typ ho
 
 
 def _token(user) -> str:
-    return Token.objects.get_or_create(user=user)[0].key
+    return token_for(user)
 
 
 async def _open(code, user) -> WebsocketCommunicator:
