@@ -12,7 +12,9 @@ from playwright.sync_api import expect
 
 from accounts.models import User
 from games.models import Game
+from ranking.models import XpGrant
 from ranking.services import friendship_make
+from tests.factories import token_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres, pytest.mark.browser,
               pytest.mark.django_db(transaction=True)]
@@ -77,7 +79,7 @@ def test_the_party_on_the_page(server, browser, artifacts):
     bob_page.screenshot(path=artifacts / "party-wallet-phone.png", full_page=True)
 
     # Bob resigns (through the API, as any client may): Ann wins the pot; her games list it
-    token = bob.auth_token.key
+    token = token_for(bob)
     seq = httpx.get(f"{server}/api/games/{game.pk}", headers={"Authorization": f"Token {token}"}).json()["seq"]
     res = httpx.post(f"{server}/api/games/{game.pk}/actions", json={"type": "resign", "seq": seq},
                      headers={"Authorization": f"Token {token}"})
@@ -93,9 +95,15 @@ def test_the_party_on_the_page(server, browser, artifacts):
         "chinchi-game-record/1", game.pk, {"total": 20, "payouts": [{"seat": 0, "coins": 20}]})
     ann_page.screenshot(path=artifacts / "party-games-desktop.png", full_page=True)
 
-    # the XP leaderboard beside the rating one
+    # the XP leaderboard beside the rating one: a win over a seat that quit before playing earns no XP
+    # (docs/economy.md); XP a claimed challenge grants puts Ann on the board
     ann_page.click("#menu button[data-screen=leaderboard]")
-    expect(ann_page.locator("#lb-xp")).to_be_visible()
+    expect(ann_page.locator("#lb-xp-body")).to_contain_text("Nobody has experience yet.")
+    XpGrant.objects.create(user=ann, amount=40, reason="challenge", ref="party-page-test")
+    ann_page.click("#menu button[data-screen=home]")
+    ann_page.click("#menu button[data-screen=leaderboard]")
+    expect(ann_page.locator("#lb-xp tbody tr.me")).to_contain_text("Ann")
+    expect(ann_page.locator("#lb-xp tbody tr.me td").nth(2)).to_have_text("40")
     bob_page.click("#menu button[data-screen=games]")
     expect(bob_page.locator(f"#my-games tr[data-game='{game.pk}']")).to_contain_text("Lost (place 2)")
     bob_page.screenshot(path=artifacts / "party-games-phone.png", full_page=True)
