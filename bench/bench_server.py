@@ -73,11 +73,13 @@ import collections
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import types
 from dataclasses import dataclass, field
@@ -88,10 +90,12 @@ BIN = Path(sys.executable).parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench import procstats  # noqa: E402 - after the path is set
 from config.web import KEEPALIVE_SECONDS, WS_MAX_BYTES  # noqa: E402 - after the path is set
 from scripts.serve import Supervisor, celery_environment  # noqa: E402 - after the path is set
 
 GAMES = ("chinchirorin", "chinchon")
+MIXED = "mixed"  # one phase whose rooms alternate the two games
 ACTION_PATH = re.compile(r"/api/games/(\d+)/actions$")
 
 
@@ -352,6 +356,32 @@ def start_stack(args, env: dict, logdir: Path) -> tuple[Stack, list[str]]:
     return stack, servers
 
 
+def profile_web(roles: procstats.Roles, seconds: float, outdir: Path, label: str) -> None:
+    """``py-spy record`` of every uvicorn worker for ``seconds`` (100 samples/s, without pausing them,
+    every thread; stacks collapsed, a file per process in ``outdir``); needs py-spy on PATH or in the venv
+    (``pip install py-spy``, not a dependency of the project)."""
+    spy = shutil.which("py-spy") or str(BIN / "py-spy")
+    outdir.mkdir(parents=True, exist_ok=True)
+    procs = []
+    for proc in roles.processes()["web"]:
+        if proc.pid in roles.web_groups:
+            continue  # uvicorn's supervisor only waits
+        out = outdir / f"{label}-web-{proc.pid}.txt"
+        procs.append(subprocess.Popen([spy, "record", "--nonblocking", "--threads", "--format", "raw", "--rate", "100",
+                                       "--duration", str(int(seconds)), "--pid", str(proc.pid), "--output", str(out)],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    for proc in procs:
+        proc.wait()
+    log(f"profiles of {len(procs)} web processes in {outdir}")
+
+
+def stack_roles(stack: Stack, args) -> procstats.Roles:
+    """The stack's processes by role (:mod:`bench.procstats`)."""
+    return procstats.Roles(web_groups=[p.pid for n, p in stack.children if n.startswith("web")],
+                           celery_groups=[p.pid for n, p in stack.children if n.startswith(("worker", "beat"))],
+                           redis_port=int(args.redis.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1]))
+
+
 def web_cpu(stack: Stack) -> float:
     """CPU seconds used so far by every web server process (all uvicorn process groups)."""
     return sum(web_cpu_by_process(stack).values())
@@ -536,13 +566,14 @@ async def drain(clients: list, game_id: int) -> None:
 async def play_phase(servers: list[str], game: str, n: int, seats_cycle: list[int], timeout: float, seed: int,
                      rules: dict, ramp: float = 0.0, think: tuple[float, float] | None = None,
                      play_seconds: float | None = None, rematch: bool = False, on_go=None,
-                     actions: str = "rest") -> dict:
+                     actions: str = "rest", start_spread: float = 0.0) -> dict:
     """N rooms set up (guests, room, joins, every seat's socket open; a room every ``ramp`` s), then their
     games started together: ``on_go()`` is called at that moment (the measured part begins). ``think``:
     the seats' thinking time per decision; ``play_seconds``: the seats stop acting that long after the
     start (unfinished games are left as they are); ``rematch``: a room whose game ended starts the next
     one at once (its host's ``rematch``), so that N games are in play until ``play_seconds``; ``actions``:
-    the seats POST their actions (``rest``) or send them on their sockets (``socket``). Returns
+    the seats POST their actions (``rest``) or send them on their sockets (``socket``); ``start_spread``: the
+    first games start evenly over this many seconds after the start (0: all at once). Returns
     ``{seats, results, setup}``, a result per room (:func:`rooms.demo_client.play_game`)."""
     from rooms.demo_client import play_game
 
@@ -578,9 +609,12 @@ async def play_phase(servers: list[str], game: str, n: int, seats_cycle: list[in
             nonlocal waited
             waited = True
             await ready()
+            await asyncio.sleep(start_spread * i / n)  # the starts spread evenly over start_spread s
 
+        kind = GAMES[i % len(GAMES)] if game == MIXED else game  # mixed: the two games alternate
         try:
-            return await play_game(servers[k], game=game, seats=s, rules=rules, seed=seed + i, timeout=timeout,
+            return await play_game(servers[k], game=kind, seats=s, rules=rules[kind] if game == MIXED else rules,
+                                   seed=seed + i, timeout=timeout,
                                    servers=servers[k:] + servers[:k], think=think, before_start=before_start,
                                    stop=stop, rematch=rematch, before_close=drain, actions=actions)
         finally:
@@ -766,17 +800,34 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
     load0 = os.getloadavg()[0]
     marks: dict = {}
 
+    roles = stack_roles(stack, args)
+    seconds = phase_seconds(args, think)
+
+    def at_go() -> None:  # in a thread: reading every process's memory takes a while
+        marks["res_go"] = procstats.snapshot(roles)
+        marks["spread"] = procstats.socket_spread(roles, [int(u.rsplit(":", 1)[1]) for u in servers])
+
+    def at_stop() -> None:
+        marks["res_stop"], marks["stop"] = procstats.snapshot(roles), time.perf_counter()
+
     def on_go() -> None:
         marks["go"] = time.perf_counter()
         marks["client_go"] = time.process_time()
         marks["load_go"] = os.getloadavg()[0]
         marks["per_process_go"] = web_cpu_by_process(stack)
+        threading.Thread(target=at_go, daemon=True).start()
+        if seconds is not None:  # just before the seats stop: the load is still whole
+            threading.Timer(max(0.0, seconds - 1.0), at_stop).start()
+        if args.profile and seconds is not None:  # the middle of the phase
+            threading.Timer(max(0.0, (seconds - args.profile) / 2), profile_web, (roles, args.profile,
+                            Path(args.profile_dir), f"{game}-{n}")).start()
         log(f"{game}: {n} games set up, started")
 
     with CpuSampler(stack) as cpu:
-        coro = play_phase(servers, game, n, args.seats, args.timeout, args.seed, args.rules[game], args.ramp,
+        coro = play_phase(servers, game, n, args.seats, args.timeout, args.seed,
+                          args.rules if game == MIXED else args.rules[game], args.ramp,
                           think=think, play_seconds=phase_seconds(args, think), rematch=not args.single_game,
-                          on_go=on_go, actions=via)
+                          on_go=on_go, actions=via, start_spread=args.start_spread)
         phase = _run(coro)
     wall = time.perf_counter() - wall0
     per0 = marks.get("per_process_go", {})
@@ -802,7 +853,11 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
     span = last - first
     go = marks.get("go", first)
     server_cpu = cpu.between(go, last) if posts else float("nan")
+    if "res_stop" not in marks:
+        at_stop()
+    resources = procstats.usage(marks["res_go"], marks["res_stop"], marks["stop"] - go) if "res_go" in marks else {}
     return {
+        "resources": resources, "spread": marks.get("spread", {}),
         "game": game, "n": n, "think": think, "via": via, "seats": phase["seats"], "games": len(seats_of),
         "finished": sum(1 for g in games_played if g["status"] == "finished"),
         "failed": len(failed), "setup": phase["setup"],
@@ -994,6 +1049,23 @@ def report_phases(phases: list[dict], args) -> str:
     return table(headers, rows)
 
 
+def report_resources(p: dict) -> str:
+    """Who was busy in a phase (from its start to just before the seats stopped): cores and memory (PSS, MB,
+    at the start → at the end) of each role, each web process with its share of the established
+    connections."""
+    res, spread = p["resources"], {int(k): v for k, v in p.get("spread", {}).items()}
+    rows = [[role, f"{res[role]['cores']:.2f}", f"{res[role]['mb_before']:.0f} → {res[role]['mb_after']:.0f}"]
+            for role in ("web", "celery", "postgres", "redis", "load", "machine") if role in res]
+    for pid, r in res.get("web", {}).get("per_process", {}).items():
+        if spread.get(pid) or r["cores"] >= 0.005:
+            rows.append([f"  web pid {pid} ({spread.get(pid, 0)} connections)", f"{r['cores']:.2f}", f"{r['mb']:.0f}"])
+    growth = res["stack_mb_after"] / res["stack_mb_before"] - 1 if res.get("stack_mb_before") else float("nan")
+    rows.append(["stack (all but load)", "", f"{res['stack_mb_before']:.0f} → {res['stack_mb_after']:.0f} "
+                 f"({growth:+.1%})"])
+    return (f"{p['game']} {p['n']} {think_text(p['think'])} via {p['via']}\n"
+            + table(["process", "cores", "memory MB"], rows))
+
+
 def report_queries(samples: list[dict]) -> str:
     rows = []
     for r in query_summary(samples):
@@ -1029,7 +1101,8 @@ def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", default="16,64", help="N concurrent games per game type, a phase per N (default 16,64)")
-    ap.add_argument("--game", choices=[*GAMES, "both"], default="both")
+    ap.add_argument("--game", choices=[*GAMES, "both", MIXED], default="both",
+                    help="a phase per game (both), one game's, or one phase whose rooms alternate the games (mixed)")
     ap.add_argument("--seats", default="4,3,2", help="seats per room, cycled over the N rooms (default 4,3,2)")
     ap.add_argument("--workers", type=int, default=2, help="uvicorn worker processes per server (default 2)")
     ap.add_argument("--servers", type=int, default=1,
@@ -1045,6 +1118,9 @@ def parse_args(argv=None):
                     help="phases with thinking time: seats stop acting this long after the start (default 60)")
     ap.add_argument("--closed-seconds", type=float, default=30.0,
                     help="phases without thinking time: seats stop acting this long after the start (default 30)")
+    ap.add_argument("--start-spread", type=float, default=0.0,
+                    help="the phase's first games start evenly over this many seconds (default 0: all at once, "
+                         "a stampede no evening has: 1,000 starts and 3,000 reads of the new games in one instant)")
     ap.add_argument("--single-game", action="store_true",
                     help="each room plays one game, and a phase without thinking time lasts until every game "
                          "ended (the bench before rematches: the games in play fall from N as they end)")
@@ -1069,6 +1145,9 @@ def parse_args(argv=None):
     ap.add_argument("--redis", default="redis://127.0.0.1:6379/9", help="Redis database emptied and used here")
     ap.add_argument("--keep-db", action="store_true", help="do not drop the database at the end")
     ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--profile", type=float, default=0,
+                    help="phases with thinking time: py-spy each web process for this many seconds mid-phase")
+    ap.add_argument("--profile-dir", default="var/bench-profiles", help="where --profile writes (collapsed stacks)")
     args = ap.parse_args(argv)
     args.seats = [int(s) for s in args.seats.split(",") if s]
     args.games = [int(n) for n in str(args.games).split(",") if n]
@@ -1098,6 +1177,7 @@ def _raise_interrupt(signum, _frame):
 def main(argv=None) -> int:
     args = parse_args(argv)
     games = list(GAMES) if args.game == "both" else [args.game]
+    query_games = list(GAMES) if args.game in ("both", MIXED) else [args.game]
     signal.signal(signal.SIGTERM, _raise_interrupt)
     signal.signal(signal.SIGHUP, _raise_interrupt)
     env = bench_env(args)
@@ -1128,8 +1208,9 @@ def main(argv=None) -> int:
                 for think in args.think:
                     for game in games:
                         for via in args.actions:
+                            rules = args.rules if game == MIXED else args.rules[game]
                             log(f"{game}: {n} concurrent games, seats {args.seats}, think {think_text(think)}, "
-                                f"actions via {via}, rules {args.rules[game] or 'default'}")
+                                f"actions via {via}, rules {rules or 'default'}")
                             phase = run_phase(servers, stack, game, n, args, think, via)
                             phases.append(phase)
                             log(f"{game}: set up in {phase['setup']:.1f} s; {phase['actions']} actions in "
@@ -1146,7 +1227,7 @@ def main(argv=None) -> int:
             log(f"timer games: {timers}")
         if args.query_seats:
             setup_django(env)
-            for game in games:
+            for game in query_games:
                 for seats in args.query_seats:
                     got = measure_queries(game, seats, args.seed, args.query_actions)
                     log(f"queries: {game} {seats} seats: {len(got)} actions counted")
@@ -1195,6 +1276,10 @@ def main(argv=None) -> int:
                   f"refused {p['refused'] or 'none'}; answer p50/p99 {ms(p['http']['p50'])}/{ms(p['http']['p99'])} ms; "
                   f"client CPU {p['client_cpu']:.1f} s, server (uvicorn) CPU {p['server_cpu']:.1f} s in {p['wall']:.1f} s; "
                   f"busiest web process {p['busiest_worker_share']:.0%} of the web CPU from the start")
+    for p in phases:
+        if p.get("resources"):
+            print()
+            print(report_resources(p))
     if timers:
         print()
         print("| timer games | timeout rows | fired early | late after deadline p50 / max | other rows |")
