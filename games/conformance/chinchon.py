@@ -8,7 +8,8 @@ functions: :mod:`games.engine.chinchon` (rules) and :mod:`games.engine.chinchon_
 from typing import Any
 
 from games.engine import chinchon_melds as melds
-from games.engine.chinchon import Rules, validate_rules
+from games.engine.cards import check_cards
+from games.engine.chinchon import Rules, first_mano, validate_rules
 
 MAX_ARRANGE_CARDS = 16
 """``chinchon.arrange`` takes at most this many cards (a hand holds 7 or 8; the exact solver grows fast)."""
@@ -107,10 +108,36 @@ def op_score(args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def op_first_mano(args: dict[str, Any]) -> dict[str, Any]:
+    """``chinchon.first_mano``: ``rules``, ``draws`` (the rounds of the draw for the first mano, each
+    ``{seat: card}``; every seat in the first, only the seats tied for highest in each later one) ->
+    ``{"mano": seat, "redraw": []}``, or ``{"mano": null, "redraw": [seat...]}`` when the last round is
+    still tied (those seats draw again). Highest by rank, 12 down to 1 (seed 002); suits never break a tie. An error for rules whose
+    ``first_mano`` is not ``high_card``, a card the pack cannot hold (each round is drawn from a full
+    pack; a joker is never drawn), or rounds that do not follow from the ones before."""
+    rules = _rules(args)
+    if rules.first_mano != "high_card":
+        raise ValueError("the first mano is drawn by cards only with first_mano high_card")
+    draws = args["draws"]
+    if not isinstance(draws, list) or not draws:
+        raise ValueError("draws must be a list of rounds, at least one")
+    rounds = []
+    for rnd in draws:
+        if not isinstance(rnd, dict) or not all(isinstance(c, str) for c in rnd.values()):
+            raise ValueError("each round must be an object of seat -> card")
+        if "JK" in rnd.values():
+            raise ValueError("a joker is never drawn for the mano")
+        check_cards(rnd.values(), deck=rules.deck, decks=rules.decks)
+        rounds.append({_seat(s, "seat", rules): card for s, card in rnd.items()})
+    mano, tied = first_mano(rounds)
+    return {"mano": mano, "redraw": tied}
+
+
 OPS = {
     "chinchon.value": op_value,
     "chinchon.is_meld": op_is_meld,
     "chinchon.arrange": op_arrange,
     "chinchon.close": op_close,
     "chinchon.score": op_score,
+    "chinchon.first_mano": op_first_mano,
 }

@@ -29,7 +29,9 @@ due) → the next deal → ... → ``finished``.
 
 Cards: stock + discard + hands + laid + face_down + set_aside is always exactly the deck (a multiset).
 
-**Events** (``audience`` "all" unless said): ``mano {seat, hand_number}``, ``deal {hand_number, mano,
+**Events** (``audience`` "all" unless said): ``mano_draw {rounds: [{seat: card}], mano}`` (only with
+``first_mano: high_card``, first of the game: every seat's card of each round of the draw for the first
+mano, :func:`draw_first_mano`), ``mano {seat, hand_number}``, ``deal {hand_number, mano,
 seats, discard, stock_size}``, ``hand {seat, cards}`` (audience: that seat), ``turn {seat}``,
 ``draw {seat, source, card?}`` (``card`` only from the discard pile; also recorded in ``pickups``), ``drawn {seat, card}`` (audience:
 the drawer; a card from the stock), ``restock {stock_size}``, ``discard {seat, card}``, ``close {seat}``
@@ -155,6 +157,9 @@ def _first_round_complete(s: State) -> bool:
 def initial_state(rules: Rules | dict | None, seats: int, rng) -> tuple[State, list[Event]]:
     """A new game: the first mano drawn with ``rng`` (an event), then the first deal (rules file "A hand").
 
+    ``first_mano: random`` picks the seat with ``rng.randrange(seats)``; ``high_card`` draws cards for it
+    with ``rng`` (:func:`draw_first_mano`, event ``mano_draw`` before ``mano`` and ``deal``).
+
     ``rules``: :class:`Rules` or API settings (validated with ``seats``); ``seats``: the seat count
     (2-4; 2-8 in ``traditional``, two decks from 5); ``rng``: ``random.Random``.
     Raises ``InvalidRules`` (field ``"seats"``, ``"decks"`` or a setting).
@@ -176,9 +181,76 @@ def initial_state(rules: Rules | dict | None, seats: int, rng) -> tuple[State, l
         "offers": {}, "reentry_score": None, "result": None,
     }
     events: list[Event] = []
-    s["mano"] = rng.randrange(seats)
+    if r.first_mano == "high_card":
+        s["mano"], rounds = draw_first_mano(r, seats, rng)
+        events.append(event("mano_draw", rounds=rounds, mano=s["mano"]))
+    else:  # "random": the rng is used exactly as before the setting existed
+        s["mano"] = rng.randrange(seats)
     _deal(s, rng, events)
     return s, events
+
+
+# ------------------------------------------------------------------------------- the first mano by cards
+
+
+def draw_rank(card: str) -> int:
+    """Where ``card`` stands in a draw for the mano: its rank number (seed 002 "ORDER AND VALUE OF THE
+    CARDS": "king, knight, jack, nine, eight, seven, six… down to ace", i.e. 12 > 11 > 10 > 9 > 8 > 7 …
+    > 1). Suits have no order: two cards of one rank tie. Raises ``ValueError`` for a joker (no rank)."""
+    parsed = parse_card(card)
+    if parsed is None:
+        raise ValueError("a joker is never drawn for the mano")
+    return parsed[0]
+
+
+def first_mano(rounds: list[dict]) -> tuple[int | None, list[int]]:
+    """Who is mano after the draw ``rounds`` (pure; the rules of ``first_mano: high_card``).
+
+    ``rounds``: the draws in order, each ``{seat: card}`` (seat an int or its string): every seat draws in
+    the first round; each later round is drawn by exactly the seats tied for highest in the round before.
+    Returns ``(mano, [])`` when the last round has one highest card, else ``(None, tied seats sorted)``:
+    those seats draw again. Raises ``ValueError`` for no round, a round of fewer than 2 seats, a round
+    drawn by other seats than the tied ones, a round after the mano is known, or a joker."""
+    if not isinstance(rounds, list) or not rounds:
+        raise ValueError("draws must be a list of rounds, at least one")
+    tied: list[int] | None = None
+    for i, rnd in enumerate(rounds):
+        if not isinstance(rnd, dict) or not all(isinstance(c, str) for c in rnd.values()):
+            raise ValueError("each round must be an object of seat -> card")
+        cards = {int(seat): card for seat, card in rnd.items()}
+        if tied is not None and sorted(cards) != tied:
+            if len(tied) == 1:
+                raise ValueError(f"round {i + 1}: the mano was already seat {tied[0]}")
+            raise ValueError(f"round {i + 1} must be drawn by the seats tied before: {tied}")
+        if len(cards) < 2:
+            raise ValueError("a round of the draw needs 2 seats or more")
+        ranks = {seat: draw_rank(card) for seat, card in cards.items()}
+        top = max(ranks.values())
+        tied = sorted(seat for seat, rank in ranks.items() if rank == top)
+    assert tied is not None
+    return (tied[0], []) if len(tied) == 1 else (None, tied)
+
+
+def draw_first_mano(rules: Rules, seats: int, rng) -> tuple[int, list[dict[str, str]]]:
+    """The draw for the first mano (``first_mano: high_card``; seed 002 "DEALING THE CARDS": "each player
+    draws one card from the pack, the hand being whoever draws the highest card").
+
+    Each round shuffles a fresh pack with ``rng`` — the game's pack (``deck`` and ``decks``) without its
+    jokers, which have no rank — and deals one card to each seat drawing, in seat order, from the top (the
+    end of the shuffled list, as :func:`_deal` does); the seats tied for the highest rank
+    (:func:`draw_rank`) draw again, until one is highest. Returns ``(mano, rounds)``, each round
+    ``{seat (a string): card}`` as the ``mano_draw`` event shows them."""
+    pack = build_deck(rules.deck, rules.decks, 0)
+    drawing = list(range(seats))
+    rounds: list[dict[str, str]] = []
+    while True:
+        deck = list(pack)
+        rng.shuffle(deck)
+        rounds.append({str(p): deck.pop() for p in drawing})
+        mano, tied = first_mano(rounds)
+        if mano is not None:
+            return mano, rounds
+        drawing = tied
 
 
 def to_dict(state: State) -> dict:

@@ -229,6 +229,21 @@ SETTINGS: tuple[Setting, ...] = (
         presets={TRADITIONAL: "all"},
     ),
     Setting(
+        "first_mano",
+        CHOICE,
+        "random",
+        gettext_noop("First mano"),
+        gettext_noop(
+            "Who is mano in the first hand: a seat picked at random, or each seat draws a card from the "
+            "pack and the highest (Rey down to Ace) is mano, seats tied for highest drawing again"
+        ),
+        choices=(
+            Choice("random", gettext_noop("At random")),
+            Choice("high_card", gettext_noop("Highest card drawn")),
+        ),
+        presets={TRADITIONAL: "high_card"},
+    ),
+    Setting(
         "elimination",
         CHOICE,
         100,
@@ -313,6 +328,7 @@ class Rules:
     reentry: str
     stake: int = 0  # a default: states stored before the setting existed read as no stake
     reentry_fee: int | None = None  # None: the stake (states stored before the setting existed)
+    first_mano: str = "random"  # states stored before the setting existed had a random first mano
 
 
 def reentry_cost(rules: Rules) -> int:

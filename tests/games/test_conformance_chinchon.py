@@ -2,11 +2,13 @@
 
 import io
 import json
+import random
 from pathlib import Path
 
 import pytest
 
 from games.conformance import all_ops, answer, run
+from games.engine import chinchon as C
 
 PUBLIC = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "public.jsonl"  # ../shared beside the repo
 
@@ -16,9 +18,8 @@ def ask(op, args):
 
 
 def test_ops_listed():
-    assert {"chinchon.value", "chinchon.is_meld", "chinchon.arrange", "chinchon.close", "chinchon.score"} <= set(
-        all_ops()
-    )
+    assert {"chinchon.value", "chinchon.is_meld", "chinchon.arrange", "chinchon.close", "chinchon.score",
+            "chinchon.first_mano"} <= set(all_ops())
 
 
 def test_value_and_errors():
@@ -55,6 +56,83 @@ def test_score():
         "0": ["1O", "2O", "3O", "12C", "12E", "12B", "2E"], "1": ["4O", "12O", "5C", "6C", "7C", "9E", "9B"]}})
     assert res["result"]["deltas"] == {"0": 2, "1": 18} and res["result"]["winner"] is None
     assert "error" in ask("chinchon.score", {"rules": {}, "closer": 2, "hands": {"0": ["1O"] * 7}})
+
+
+TRAD = {"preset": "traditional"}
+FIRST_MANO_CASES = [  # public-style cases (../shared/conformance/README.md) of chinchon.first_mano
+    {"id": "mano-high-card", "op": "chinchon.first_mano",
+     "args": {"rules": TRAD, "draws": [{"0": "3O", "1": "12B", "2": "11O"}]},
+     "expect": {"mano": 1, "redraw": []}},
+    {"id": "mano-sota-over-nine", "op": "chinchon.first_mano",
+     "args": {"rules": TRAD, "draws": [{"0": "9O", "1": "10C"}]}, "expect": {"mano": 1, "redraw": []}},
+    {"id": "mano-tie-redraw", "op": "chinchon.first_mano",
+     "args": {"rules": TRAD, "draws": [{"0": "12O", "1": "3C", "2": "12E"}]},
+     "expect": {"mano": None, "redraw": [0, 2]}},
+    {"id": "mano-tie-then-high", "op": "chinchon.first_mano",
+     "args": {"rules": TRAD, "draws": [{"0": "12O", "1": "3C", "2": "12E"}, {"0": "5B", "2": "7O"}]},
+     "expect": {"mano": 2, "redraw": []}},
+    {"id": "mano-two-decks-same-card", "op": "chinchon.first_mano",
+     "args": {"rules": {**TRAD, "decks": 2}, "draws": [{"0": "7O", "5": "7O", "6": "2B"}]},
+     "expect": {"mano": None, "redraw": [0, 5]}},
+    {"id": "mano-40-card", "op": "chinchon.first_mano",
+     "args": {"rules": {**TRAD, "deck": 40}, "draws": [{"0": "7O", "1": "1C"}]},
+     "expect": {"mano": 0, "redraw": []}},
+    {"id": "mano-other-preset-opted-in", "op": "chinchon.first_mano",
+     "args": {"rules": {"first_mano": "high_card"}, "draws": [{"0": "1O", "1": "2O"}]},
+     "expect": {"mano": 1, "redraw": []}},
+    {"id": "mano-random-preset", "op": "chinchon.first_mano",
+     "args": {"rules": {"preset": "standard"}, "draws": [{"0": "1O", "1": "2O"}]},
+     "expect": {"error": "the first mano is drawn by cards only with first_mano high_card"}},
+    {"id": "mano-wrong-redraw", "op": "chinchon.first_mano",
+     "args": {"rules": TRAD, "draws": [{"0": "12O", "1": "3C", "2": "12E"}, {"0": "5B", "1": "7O"}]},
+     "expect": {"error": "round 2 must be drawn by the seats tied before: [0, 2]"}},
+    {"id": "mano-after-decided", "op": "chinchon.first_mano",
+     "args": {"rules": TRAD, "draws": [{"0": "7O", "1": "6O"}, {"0": "1O", "1": "2O"}]},
+     "expect": {"error": "round 2: the mano was already seat 0"}},
+    {"id": "mano-joker", "op": "chinchon.first_mano",
+     "args": {"rules": {**TRAD, "jokers": 1}, "draws": [{"0": "JK", "1": "6O"}]},
+     "expect": {"error": "a joker is never drawn for the mano"}},
+    {"id": "mano-card-twice-one-deck", "op": "chinchon.first_mano",
+     "args": {"rules": TRAD, "draws": [{"0": "12O", "1": "12O"}]},
+     "expect": {"error": "card '12O' appears 2 times; the deck holds it once"}},
+    {"id": "mano-eight-in-40", "op": "chinchon.first_mano",
+     "args": {"rules": {**TRAD, "deck": 40}, "draws": [{"0": "8O", "1": "12O"}]},
+     "expect": {"error": "card '8O' not in a 40-card deck"}},
+    {"id": "mano-one-seat", "op": "chinchon.first_mano",
+     "args": {"rules": TRAD, "draws": [{"0": "7O"}]}, "expect": {"error": "a round of the draw needs 2 seats or more"}},
+    {"id": "mano-seat-out-of-range", "op": "chinchon.first_mano",
+     "args": {"rules": TRAD, "draws": [{"0": "7O", "4": "1C"}]},
+     "expect": {"error": "seat must be a seat number from 0 to 3"}},
+    {"id": "mano-no-rounds", "op": "chinchon.first_mano",
+     "args": {"rules": TRAD, "draws": []}, "expect": {"error": "draws must be a list of rounds, at least one"}},
+]
+
+
+@pytest.mark.parametrize("case", FIRST_MANO_CASES, ids=lambda c: c["id"])
+def test_first_mano_cases(case):
+    """Through the protocol's own runner, as ../shared/conformance/check.py runs a cases file."""
+    out = io.StringIO()
+    run([json.dumps({k: case[k] for k in ("id", "op", "args")})], out)
+    row = json.loads(out.getvalue())
+    assert row["id"] == case["id"]
+    if "error" in case["expect"]:
+        assert row == {"id": case["id"], "error": case["expect"]["error"]}
+    else:
+        assert row == {"id": case["id"], "result": case["expect"]}
+
+
+def test_first_mano_agrees_with_the_engine_draw():
+    """The op decides every draw the engine makes as the engine did (the draw is the op's input)."""
+    for seed in range(60):
+        for seats in (2, 4, 6):
+            _, events = C.initial_state(TRAD, seats, random.Random(seed))
+            draw = events[0]
+            rules = {**TRAD, "decks": 2 if seats > 4 else 1}
+            assert ask("chinchon.first_mano", {"rules": rules, "draws": draw["rounds"]})["result"] == {
+                "mano": draw["mano"], "redraw": []}
+            if len(draw["rounds"]) > 1:
+                res = ask("chinchon.first_mano", {"rules": rules, "draws": draw["rounds"][:-1]})["result"]
+                assert res["mano"] is None and res["redraw"] == sorted(map(int, draw["rounds"][-1]))
 
 
 @pytest.mark.skipif(not PUBLIC.exists(), reason="shared conformance cases not present")
