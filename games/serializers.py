@@ -13,7 +13,7 @@ EVENT_TYPES = sorted({
     "first_dealer_roll", "first_dealer_tie", "dealer", "step_down_offered", "step_down", "hand_started",
     "bet", "betting_closed", "throw", "hand", "opening", "payment", "hand_settled", "resigned", "game_over",
     # chinchón
-    "mano", "deal", "turn", "draw", "drawn", "restock", "discard", "close", "reveal", "score", "out",
+    "mano_draw", "mano", "deal", "turn", "draw", "drawn", "restock", "discard", "close", "reveal", "score", "out",
     "reentry_offer", "reenter", "resign", "game_end",
     # chinchón with a stake (coins)
     "stake", "reentry_paid", "pot_won",

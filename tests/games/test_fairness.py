@@ -75,3 +75,31 @@ def test_replay_an_aborted_game():
     game = GameFactory(seats=[human(), cpu()])
     services.game_abort(game_id=game.pk, reason="test")
     call_command("replay_game", game.pk)
+
+
+def test_replay_rederives_the_draw_for_the_first_mano():
+    """``traditional`` draws cards for the first mano with the rng of seq 0 (the committed seed): the
+    draw is in the start row, follows the published scheme, and a forged draw fails the replay."""
+    game = GameFactory(game="chinchon", rules={"preset": "traditional", "elimination": 50, "reentry": "off"},
+                       seats=[human(), cpu("hard"), cpu("easy")])
+    start = GameAction.objects.get(game=game, seq=0)
+    draw = start.events[0]
+    assert draw["type"] == "mano_draw" and draw["audience"] == "all"
+    # The rng of seq 0: Random(int(hmac_sha256(seed, "0"))) shuffles a fresh pack of 48 (no jokers) and
+    # each seat in turn takes the top (last) card.
+    digest = hmac.new(bytes(game.seed), b"0", hashlib.sha256).digest()
+    pack = [f"{r}{s}" for s in "OCEB" for r in range(1, 13)]
+    random.Random(int.from_bytes(digest, "big")).shuffle(pack)
+    assert draw["rounds"][0] == {str(p): pack[-1 - p] for p in range(3)}
+    assert game.state["mano"] == draw["mano"]
+    _play_out(game)
+    game.refresh_from_db()
+    call_command("replay_game", game.pk)
+    # Another mano claimed from the same cards is caught.
+    start.refresh_from_db()
+    forged = [dict(e) for e in start.events]
+    forged[0]["mano"] = (draw["mano"] + 1) % 3
+    start.events = forged
+    start.save()
+    with pytest.raises(CommandError):
+        call_command("replay_game", game.pk)

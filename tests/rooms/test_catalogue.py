@@ -28,12 +28,14 @@ CHINCHON_PRESETS = {
     "seven_run": ("win_game", "minus_ten", "win_game"), "seven_run_wild": (-10, -10, -25),
     "layoff": (True, True, True), "layoff_onto": ("closer", "all", "closer"), "elimination": (100, 100, 50),
     "reentry": ("off", "unlimited", "unlimited"),
+    "first_mano": ("random", "high_card", "random"),  # seed 002: the highest card drawn is mano
 }
 CHINCHON_CHOICES = {
     "deck": [40, 48], "decks": [1, 2], "jokers": [0, 1, 2], "wild_card": [None, "1O"],
     "card_values": ["figures_10", "pip", "ordinal_40"], "max_jokers_per_meld": [1, 2],
     "close_mode": ["one_card", "total"], "seven_run": ["win_game", "minus_ten"], "seven_run_wild": [-10, -25],
     "layoff_onto": ["closer", "all"], "elimination": [50, 70, 100], "reentry": ["off", "once", "unlimited"],
+    "first_mano": ["random", "high_card"],
 }
 
 
@@ -121,6 +123,11 @@ def test_localised_by_accept_language_ids_unchanged(api):
     assert [style[lang]["label"] for lang in ("en", "es", "ja")] == ["Play style", "Estilo de juego", "プレイスタイル"]
     assert ja["chinchirorin"]["name"] == "チンチロリン"
     assert es_body["cpu_levels"][0]["label"] == "Fácil"
+    first_mano = {lang: next(s for s in g["chinchon"]["settings"] if s["name"] == "first_mano")
+                  for lang, g in (("en", en), ("es", es), ("ja", ja))}
+    assert [first_mano[lang]["label"] for lang in ("en", "es", "ja")] == ["First mano", "Mano inicial",
+                                                                         "最初のマノ(先手)"]
+    assert [c["label"] for c in first_mano["es"]["choices"]] == ["Al azar", "La carta más alta"]
 
     def ids(games):
         return [(g["id"], [(s["name"], s["type"], s["default"], s.get("choices") and [c["value"] for c in
