@@ -175,7 +175,7 @@ def test_a_played_for_seat_never_pays_for_reentry(monkeypatch):
 # -------------------------------------------------------------------- a whole game over the REST API
 @pytest.mark.parametrize("established", [True, False])
 def test_a_whole_staked_game_over_the_api(make_client, monkeypatch, settings, established):
-    """Three players, traditional, elimination 50, stake 10. Each seat plays the engine's default (a scripted
+    """Three players, traditional with a random first mano, elimination 50, stake 10. Each seat plays the engine's default (a scripted
     client); a seat's first re-entry offer is accepted, later ones declined. With this seed (182 actions)
     seats 0 and 2 re-enter once each and seat 1 wins: pot 3 x 10 + 2 x 10 = 50. Established players (no
     age or games asked here): the balances end 500 - 20 = 480, 500 - 10 + 50 = 540 and 480 (1500 in all:
@@ -188,7 +188,8 @@ def test_a_whole_staked_game_over_the_api(make_client, monkeypatch, settings, es
     users = [UserFactory() for _ in range(3)]
     clients = [make_client(u) for u in users]
     room = clients[0].post("/api/rooms", {"game": "chinchon", "seats": 3,
-                                          "rules": {"preset": "traditional", "stake": 10, "elimination": 50}},
+                                          "rules": {"preset": "traditional", "stake": 10, "elimination": 50,
+                                                    "first_mano": "random"}},  # the seed's game as it was
                            format="json").json()
     for cl in clients[1:]:
         cl.post(f"/api/rooms/{room['code']}/join")

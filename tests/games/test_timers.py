@@ -297,7 +297,7 @@ def test_reentry_window_closes_after_60s_without_timers_and_an_away_seat_answers
     seed = bytes(32)
     monkeypatch.setattr("games.engine.rng.new_seed", lambda: seed)
     users = [UserFactory() for _ in range(3)]
-    rules = {"preset": "traditional", "elimination": 70}
+    rules = {"preset": "traditional", "elimination": 70, "first_mano": "random"}  # the seed as it was
     game = GameFactory(game="chinchon", rules=rules, seats=[human(u) for u in users], turn_seconds=None)
     # Play the engine alone (defaults) up to the close that sends seat 0 out with a re-entry offer, then
     # store that position in the game: its next transition uses the same rng as the simulation.

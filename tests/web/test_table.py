@@ -438,3 +438,32 @@ def test_the_last_ten_seconds_of_ones_own_turn_tick_unless_the_sound_is_off(serv
     page.clock.fast_forward(3000)
     expect(clock).to_have_text(re.compile(r"^[0-5] s$"))
     assert page.evaluate("window.__tones") == []
+
+
+def test_traditional_shows_the_draw_for_the_first_mano_in_japanese(server, browser):
+    """``traditional`` draws cards for the first mano: the table tells it (a toast naming each card and the
+    mano) and the replay's first step shows every seat's card; in Japanese, with no English left."""
+    host = _context(browser)
+    _guest(host, server, "Alba")
+    host.check("#create-game-chinchon")
+    host.select_option("#create-preset", "traditional")
+    code = _create(host, "chinchon", seats=2)
+    host.click("#start-game")
+    host.wait_for_selector(".table.chinchon .felt .player")
+    game_id = int(host.locator(".table").get_attribute("data-game"))
+    draw = _api(host, f"/api/games/{game_id}/log")["events"][0]
+    assert draw["type"] == "mano_draw"
+    players = _api(host, f"/api/games/{game_id}")["players"]
+    names = (*[p["display_name"] for p in players], code, "WhatsApp")
+    mano = next(p["display_name"] for p in players if p["seat"] == draw["mano"])
+    expect(host.locator("#toast")).to_contain_text("マノ(先手)決めに引いたカード")
+    expect(host.locator("#toast")).to_contain_text(f"{mano} さんが一番高いカードを引き、マノ(先手)です。")
+    _no_english(host, names)
+    host.on("dialog", lambda d: d.accept())
+    host.click("#resign")
+    host.wait_for_selector("#result-title")
+    host.click("#replay-link")
+    item = host.locator('.replay-event[data-type="mano_draw"]')
+    expect(item.locator(".mano-draw-card")).to_have_count(sum(len(r) for r in draw["rounds"]))
+    expect(item).to_contain_text("全員が1枚ずつカードを引きます")
+    _no_english(host, names)

@@ -564,9 +564,24 @@ function takeView(view, events) {
     if (ev.type === "roll" || ev.type === "first_dealer_roll") sounds.dice();
     else if (ev.type === "draw" || ev.type === "discard") sounds.card();
   }
+  const draw = events.find((ev) => ev.type === "mano_draw");
+  if (draw) { sounds.card(); toast(manoDrawText(draw)); }
   if (view.status !== "playing" && old && old.status === "playing") sounds.end();
   if (view.legal_actions.length && !wasMine) { sounds.turn(); announce(gettext("Your turn.")); }
   renderRoom();
+}
+
+// The draw for the first mano (Chinchón, first_mano "high_card"): every round's cards, then who is mano.
+function manoDrawText(ev) {
+  const texts = ev.rounds.map((round, i) => {
+    const cards = Object.entries(round)
+      .map(([seat, card]) => fmt(gettext("%(name)s: %(card)s"), { name: seatName(Number(seat)), card: cardName(card) }))
+      .join(", ");
+    return fmt(i === 0 ? gettext("Cards drawn for the mano: %(cards)s.") : gettext("A tie, drawn again: %(cards)s."),
+      { cards });
+  });
+  texts.push(fmt(gettext("%(name)s draws the highest card and is mano."), { name: seatName(ev.mano) }));
+  return texts.join(" ");
 }
 
 function seatName(seat) {
@@ -1824,6 +1839,16 @@ function eventItem(ev, view) {
     case "opening": line(gettext("The dealer's throw settles the hand at once.")); break;
     case "payment": line(fmt(ngettext("%(from)s pays %(to)s %(n)s point", "%(from)s pays %(to)s %(n)s points", ev.amount), { from: seatName(ev.from), to: seatName(ev.to), n: ev.amount })); break;
     case "hand_settled": line(fmt(gettext("Hand %(n)s is settled."), { n: ev.hand_number })); break;
+    case "mano_draw":
+      ev.rounds.forEach((round, i) => {
+        line(i === 0 ? gettext("Each player draws a card for the mano.")
+                     : gettext("A tie for the highest card: the tied players draw again."));
+        li.appendChild(h("div", { class: "melds mano-draw" }, Object.entries(round).map(([seat, card]) =>
+          h("span", { class: "mano-draw-card", "data-seat": seat }, h("span", { text: seatName(Number(seat)) }),
+            cardEl(card, { class: "card mini" })))));
+      });
+      line(fmt(gettext("%(name)s draws the highest card and is mano."), { name: seatName(ev.mano) }));
+      break;
     case "mano": line(fmt(gettext("Hand %(n)s: %(name)s is mano."), { n: ev.hand_number, name: who })); break;
     case "draw":
       if (ev.source === "stock") line(fmt(gettext("%(name)s draws from the stock."), { name: who }));
