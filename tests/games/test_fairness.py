@@ -103,3 +103,20 @@ def test_replay_rederives_the_draw_for_the_first_mano():
     start.save()
     with pytest.raises(CommandError):
         call_command("replay_game", game.pk)
+
+
+def test_a_traditional_game_from_before_the_first_mano_setting_still_replays():
+    """A game started before ``first_mano`` existed: its room says ``traditional`` (now ``high_card``), its
+    stored state's rules lack the setting and its log has no draw. It replays as it was played: with the
+    random first mano of the time."""
+    rules = {"preset": "traditional", "elimination": 50, "reentry": "off"}
+    game = GameFactory(game="chinchon", rules={**rules, "first_mano": "random"},
+                       seats=[human(), cpu("hard"), cpu("easy")])
+    assert GameAction.objects.get(game=game, seq=0).events[0]["type"] == "mano"
+    _play_out(game)
+    game.refresh_from_db()
+    state = dict(game.state)
+    state["rules"] = {k: v for k, v in state["rules"].items() if k != "first_mano"}
+    type(game).objects.filter(pk=game.pk).update(rules=rules, state=state)
+    game.refresh_from_db()
+    call_command("replay_game", game.pk)
