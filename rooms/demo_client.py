@@ -134,9 +134,11 @@ async def _wake_on(stop: asyncio.Event, events: list[asyncio.Event]) -> None:
 
 
 async def _pinger(ws) -> None:
-    while True:
-        await asyncio.sleep(PING_SECONDS)
-        await ws.send(json.dumps({"type": "ping"}))
+    """A ``ping`` every ``PING_SECONDS`` until the socket closes (then it ends quietly)."""
+    with contextlib.suppress(websockets.ConnectionClosed):
+        while True:
+            await asyncio.sleep(PING_SECONDS)
+            await ws.send(json.dumps({"type": "ping"}))
 
 
 async def send_action(client: SeatClient, game_id: int, message: dict) -> None:
