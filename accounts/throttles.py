@@ -2,11 +2,12 @@
 
 from rest_framework.throttling import SimpleRateThrottle
 
-from config.throttling import SerialThrottleMixin
+from config.throttling import SlidingWindowThrottleMixin
 
 
-class _AddressThrottle(SerialThrottleMixin, SimpleRateThrottle):
-    """Per client address; concurrent attempts counted one after the other (:mod:`config.throttling`)."""
+class _AddressThrottle(SlidingWindowThrottleMixin, SimpleRateThrottle):
+    """Per client address; concurrent attempts counted exactly, without a lock
+    (:mod:`config.throttling`)."""
 
     def get_cache_key(self, request, view):
         return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}

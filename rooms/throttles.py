@@ -12,7 +12,7 @@ from rest_framework import exceptions
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
-from config.throttling import SerialThrottleMixin
+from config.throttling import SlidingWindowThrottleMixin
 
 _UNITS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hour": 3600, "d": 86400, "day": 86400}
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*([a-z]+)\s*$")
@@ -36,9 +36,9 @@ def parse_rate(rate: str | None) -> tuple[int | None, int | None]:
     return int(num), int(mult or 1) * _UNITS[unit]
 
 
-class _SettingsRateThrottle(SerialThrottleMixin, SimpleRateThrottle):
+class _SettingsRateThrottle(SlidingWindowThrottleMixin, SimpleRateThrottle):
     """A throttle whose rate is read from the settings on each instantiation (``n/<period>``, periods such
-    as ``10s`` or ``2m`` too); requests sent at once are counted one after the other
+    as ``10s`` or ``2m`` too); requests sent at once are counted exactly, without a lock
     (:mod:`config.throttling`)."""
 
     def get_rate(self):
@@ -88,7 +88,7 @@ def chat_throttle_check(user) -> None:
 
 class _RoomLookupBase(_SettingsRateThrottle):
     """Room-code look-ups. On the views' look-up methods (``lookup_methods``: ``GET /api/rooms/{code}``,
-    ``POST /api/rooms/{code}/join``) every request counts, look-ups sent at once one after the other
+    ``POST /api/rooms/{code}/join``) every request counts, look-ups sent at once counted exactly
     (:mod:`config.throttling`); on the other ``/api/rooms/{code}…`` methods
     only the misses count (a 403 or 404, recorded by :class:`RoomCodeThrottled` after the answer), so a
     code cannot be tried there either while players using their own room are never slowed down."""
@@ -96,21 +96,11 @@ class _RoomLookupBase(_SettingsRateThrottle):
     def allow_request(self, request, view):
         if request.method in getattr(view, "lookup_methods", ()):
             return super().allow_request(request, view)
-        # Misses only: refuse once the budget is spent, record nothing now.
-        if self.rate is None or (key := self.get_cache_key(request, view)) is None:
-            return True
-        self.key, self.now = key, self.timer()
-        self.history = [t for t in self.cache.get(key, []) if t > self.now - self.duration]
-        return len(self.history) < self.num_requests or self.throttle_failure()
+        return self.peek(request, view)  # misses only: refuse once the budget is spent, count nothing now
 
     def record(self, request, view) -> None:
         """Count one miss of ``request``."""
-        if self.rate is None or (key := self.get_cache_key(request, view)) is None:
-            return
-        now = self.timer()
-        history = [t for t in self.cache.get(key, []) if t > now - self.duration]
-        history.insert(0, now)
-        self.cache.set(key, history, self.duration)
+        self.count(request, view)
 
 
 class RoomLookupUserThrottle(_PerUser, _RoomLookupBase):
