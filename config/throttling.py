@@ -84,8 +84,8 @@ class SlidingWindowThrottleMixin:
 
     def _run(self, key: str, mode: int) -> bool:
         client = self._redis()
-        now = int(self.timer() * 1000)
-        dur = int(self.duration * 1000)
+        now = round(self.timer() * 1000)
+        dur = round(self.duration * 1000)
         allowed, *state = _SCRIPT(keys=[client.make_key(key)], args=[now, dur, self.num_requests, mode],
                                   client=client.get_client(write=True))
         self.key, self.now, self._window = key, now / 1000, (now, *(int(x) for x in state))
@@ -133,7 +133,7 @@ class SlidingWindowThrottleMixin:
         if limit <= 0:
             return None
         now, c, cf, cl, p, pf, pl = self._window
-        dur = int(self.duration * 1000)
+        dur = round(self.duration * 1000)
         if c + 1 <= limit:  # the previous window's share must fall to what this one leaves
             at = _clear_after(p, pf, pl, dur, limit - 1 - c)
         else:  # the current window must become the previous one and fall to limit - 1

@@ -143,8 +143,8 @@ def test_last_50_oldest_first_and_paging_with_before(host, room):
 @pytest.mark.parametrize("scope", ["chat", "login"])
 def test_throttled_requests_sent_at_once_are_counted_one_after_the_other(scope, settings):
     """DRF reads a key's history, decides, then writes it: 40 requests at once all read the same history
-    and pass together. Counted under the key's lock (config.throttling), exactly the rate passes: 5 chat
-    messages of a user, 10 logins of an address."""
+    and pass together. Counted by one atomic script in Redis (config.throttling), exactly the rate passes:
+    5 chat messages of a user, 10 logins of an address."""
     import uuid
 
     from django.core.cache import cache
