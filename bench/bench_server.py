@@ -367,7 +367,8 @@ def profile_web(roles: procstats.Roles, seconds: float, outdir: Path, label: str
         if proc.pid in roles.web_groups:
             continue  # uvicorn's supervisor only waits
         out = outdir / f"{label}-web-{proc.pid}.txt"
-        procs.append(subprocess.Popen([spy, "record", "--nonblocking", "--threads", "--format", "raw", "--rate", "100",
+        idle = ["--idle"] if os.environ.get("BENCH_PROFILE_IDLE") else []  # waiting threads too
+        procs.append(subprocess.Popen([spy, "record", "--nonblocking", "--threads", *idle, "--format", "raw", "--rate", "100",
                                        "--duration", str(int(seconds)), "--pid", str(proc.pid), "--output", str(out)],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     for proc in procs:
@@ -802,6 +803,7 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
 
     roles = stack_roles(stack, args)
     seconds = phase_seconds(args, think)
+    marks["res_setup"] = procstats.snapshot(roles)  # before the phase's guests, rooms and sockets
 
     def at_go() -> None:  # in a thread: reading every process's memory takes a while
         marks["res_go"] = procstats.snapshot(roles)
@@ -819,7 +821,7 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
         if seconds is not None:  # just before the seats stop: the load is still whole
             threading.Timer(max(0.0, seconds - 1.0), at_stop).start()
         if args.profile and seconds is not None:  # the middle of the phase
-            threading.Timer(max(0.0, (seconds - args.profile) / 2), profile_web, (roles, args.profile,
+            threading.Timer(float(os.environ.get("BENCH_PROFILE_AT") or max(0.0, (seconds - args.profile) / 2)), profile_web, (roles, args.profile,
                             Path(args.profile_dir), f"{game}-{n}")).start()
         log(f"{game}: {n} games set up, started")
 
@@ -848,6 +850,10 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
     posts = list(REC.posts)
     lat, missed = fanout_latencies([(g, s, t0) for g, s, t0, _t1, _k in posts], REC.arrivals, seats_of)
     http = [t1 - t0 for _g, _s, t0, t1, _k in posts if t1 == t1]  # NaN: the actor's socket never got it
+    # The same once every first game has started and 5 s more passed: play without the start's burst.
+    settle_after = args.start_spread + 5.0
+    settled_lat, _ = fanout_latencies([(g, s, t0) for g, s, t0, _t1, _k in posts
+                                       if t0 >= marks.get("go", 0.0) + settle_after], REC.arrivals, seats_of)
     first = min((p[2] for p in posts), default=float("nan"))
     last = max((t for p in posts for t in (p[2], p[3]) if t == t), default=float("nan"))
     span = last - first
@@ -856,13 +862,17 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
     if "res_stop" not in marks:
         at_stop()
     resources = procstats.usage(marks["res_go"], marks["res_stop"], marks["stop"] - go) if "res_go" in marks else {}
+    if resources:  # what the set-up added: every seat's guest, room, seat and open socket, across the stack
+        setup = procstats.usage(marks["res_setup"], marks["res_go"], 1.0)
+        resources["per_socket_kb"] = (setup["stack_mb_after"] - setup["stack_mb_before"]) * 1000 / max(1, sum(phase["seats"]))
     return {
         "resources": resources, "spread": marks.get("spread", {}),
         "game": game, "n": n, "think": think, "via": via, "seats": phase["seats"], "games": len(seats_of),
         "finished": sum(1 for g in games_played if g["status"] == "finished"),
         "failed": len(failed), "setup": phase["setup"],
         "actions": len(posts), "server_seq_total": sum(g["seq"] for g in games_played), "span": span, "wall": wall,
-        "rate": len(posts) / span if posts else 0.0, "latency": summarize(lat), "http": summarize(http),
+        "rate": len(posts) / span if posts else 0.0, "latency": summarize(lat),
+        "latency_settled": summarize(settled_lat), "settled_from": settle_after, "http": summarize(http),
         "missed": missed, "refused": dict(REC.refused), "server_cpu": server_cpu,
         "client_cpu": time.process_time() - marks.get("client_go", client0),
         "load": (marks.get("load_go", load0), os.getloadavg()[0]),
@@ -1062,7 +1072,13 @@ def report_resources(p: dict) -> str:
     growth = res["stack_mb_after"] / res["stack_mb_before"] - 1 if res.get("stack_mb_before") else float("nan")
     rows.append(["stack (all but load)", "", f"{res['stack_mb_before']:.0f} → {res['stack_mb_after']:.0f} "
                  f"({growth:+.1%})"])
-    return (f"{p['game']} {p['n']} {think_text(p['think'])} via {p['via']}\n"
+    if "per_socket_kb" in res:
+        rows.append(["set-up's memory per seat (guest, seat, open socket)", "", f"{res['per_socket_kb']:.0f} KB"])
+    st = p.get("latency_settled")
+    settled = (f"; from {p['settled_from']:.0f} s after the start (the first games all started): {st['n']} actions, "
+               f"p50 {ms(st['p50'])} ms, p95 {ms(st['p95'])} ms, p99 {ms(st['p99'])} ms, max {ms(st['max'])} ms"
+               if st else "")
+    return (f"{p['game']} {p['n']} {think_text(p['think'])} via {p['via']}{settled}\n"
             + table(["process", "cores", "memory MB"], rows))
 
 
