@@ -117,6 +117,17 @@ class SpectatorSerializer(serializers.Serializer):
     display_name = serializers.CharField(source="user.display_name")
 
 
+# One list serializer of each for the process: making a serializer deep-copies its declared fields (every
+# field's __init__ again, the nested UserSerializer's too), which was most of a room message's cost (a game
+# start, a rematch and every seat's socket opening or closing build one). Neither reads its context, so one
+# instance serves every room, every thread: its fields are bound once, here, and only read afterwards.
+_SEAT_LIST = SeatSerializer(many=True)
+_SPECTATOR_LIST = SpectatorSerializer(many=True)
+for _list in (_SEAT_LIST, _SPECTATOR_LIST):
+    for _field in _list.child.fields.values():
+        getattr(_field, "fields", None)  # a nested serializer's own fields, bound now too
+
+
 class RoomSerializer(serializers.Serializer):
     """``room``: ``{code, invite_url, game, host, seats, seats_auto, rules (every setting resolved),
     turn_seconds, ranked, cpu_level, cpu_speed, status, game_id, version, spectators_allowed,
@@ -153,11 +164,11 @@ class RoomSerializer(serializers.Serializer):
     def get_seats(self, room):
         seats = self.context.get("seats")  # rows already in hand (see room_data)
         seats = sorted(room.seats.all() if seats is None else seats, key=lambda s: s.index)
-        return SeatSerializer(seats, many=True).data
+        return _SEAT_LIST.to_representation(seats)
 
     @extend_schema_field(SpectatorSerializer(many=True))
     def get_spectators(self, room):
-        return SpectatorSerializer(room_spectators(room), many=True).data
+        return _SPECTATOR_LIST.to_representation(room_spectators(room))
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_rules(self, room):

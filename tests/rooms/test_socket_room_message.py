@@ -177,3 +177,39 @@ def test_a_join_and_a_seat_change_broadcast_the_room_without_a_query_after_commi
     (sent,) = rooms
     assert [s["cpu"] for s in sent["seats"]] == [False, False, True]
     assert sent["host"]["display_name"] == "Ann"
+
+
+def test_a_room_message_makes_no_seat_or_spectator_serializer(monkeypatch):
+    """The seats and spectators of a ``room`` message come from one list serializer each for the process:
+    making a serializer deep-copies its fields (every field built again), which was most of a room
+    message's cost. The shape is the one those serializers give."""
+    from rest_framework import serializers as drf
+
+    from rooms import selectors
+    from rooms.serializers import SeatSerializer, room_data
+
+    host, other = UserFactory(display_name="Ann"), UserFactory(display_name="Bob")
+    room = services.room_create(user=host, game="chinchirorin", seats=3)
+    services.room_join(code=room.code, user=other)
+    room = selectors.rooms_with_seats().get(pk=room.pk)
+    seats = sorted(room.seats.all(), key=lambda s: s.index)
+    expected = [dict(d) for d in SeatSerializer(seats, many=True).data]  # built here, as before the change
+
+    made = []
+    real_init = drf.Serializer.__init__
+
+    def counting_init(self, *args, **kwargs):
+        made.append(type(self).__name__)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(drf.Serializer, "__init__", counting_init)
+    data = room_data(room)
+    assert "SeatSerializer" not in made and "SpectatorSerializer" not in made
+    assert made == ["RoomSerializer", "UserSerializer"]  # the room's own (its context: base_url, seats) and its host
+    assert [s["index"] for s in data["seats"]] == [0, 1, 2]
+    assert data["seats"][0]["user"] == {"id": host.pk, "username": host.username, "display_name": "Ann",
+                                        "is_guest": host.is_guest}
+    assert data["seats"][1]["user"]["display_name"] == "Bob" and data["seats"][2]["user"] is None
+    assert [dict(s, user=dict(s["user"]) if s["user"] else None) for s in data["seats"]] == [
+        dict(s, user=dict(s["user"]) if s["user"] else None) for s in expected]
+    assert data["spectators"] == []
