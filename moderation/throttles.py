@@ -4,9 +4,12 @@ default ``10/hour``) per user."""
 from rest_framework.settings import api_settings
 from rest_framework.throttling import UserRateThrottle
 
+from config.throttling import SlidingWindowThrottleMixin
 
-class ReportThrottle(UserRateThrottle):
-    """At most ``n`` reports per period per signed-in user (the rate is read on each request)."""
+
+class ReportThrottle(SlidingWindowThrottleMixin, UserRateThrottle):
+    """At most ``n`` reports per period per signed-in user (the rate is read on each request); reports
+    sent at once counted exactly, without a lock (:mod:`config.throttling`)."""
 
     scope = "report"
 

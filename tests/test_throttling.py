@@ -168,3 +168,17 @@ def test_another_cache_falls_back_to_drf():
     assert not refused.peek("m", None)
     assert not Probe("3/min", clock, store).allow_request("m", None)
     assert 0 < refused.wait() <= 60
+
+
+@pytest.mark.redis
+def test_reports_sent_at_once_by_one_user_are_counted_exactly(settings):
+    """The reports throttle is the same counter: 30 checks of one user at once against ``10/hour`` let
+    exactly 10 through (DRF's own read-decide-write let every one of them read the same empty history)."""
+    from moderation.throttles import ReportThrottle
+    from tests.factories import UserFactory
+
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+        **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "report": "10/hour"}}
+    request = RequestFactory().post("/api/reports")
+    request.user = UserFactory.build(pk=987_654)
+    assert run_together(*[lambda: ReportThrottle().allow_request(request, None)] * 30).count(True) == 10
