@@ -38,6 +38,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from accounts.models import IpBlock, Sanction, User
 from accounts.ranks import rank_check
@@ -127,7 +128,8 @@ def ip_block_for(address: str | None, now: datetime | None = None) -> IpBlock | 
     return None
 
 
-def ip_check(address: str | None, detail: str = "New accounts cannot be created from your network.") -> None:
+def ip_check(address: str | None,
+             detail: str = gettext_noop("New accounts cannot be created from your network.")) -> None:
     """Raise 403 ``address_blocked`` (with ``until``, null for a block with no end) when ``address`` lies
     in a block in force: no guest, no account, no login and no socket from there."""
     block = ip_block_for(address)

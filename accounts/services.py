@@ -12,6 +12,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext_noop
 from rest_framework import serializers
 
 from accounts.models import Trace, User
@@ -91,7 +92,7 @@ def user_login(*, username: str, password: str, request=None, address: str | Non
     IP block in force), 400 ``invalid`` on bad credentials, 403 ``banned`` / ``suspended`` (with
     ``until``) for the right credentials of a sanctioned user. The address and device are kept as a
     trace (``accounts.traces``)."""
-    ip_check(address, "Logins from your network are blocked.")
+    ip_check(address, gettext_noop("Logins from your network are blocked."))
     # Usernames are unique whatever their case (a database constraint): log in by the stored spelling.
     stored = User.objects.filter(username__iexact=username).values_list("username", flat=True).first()
     username = stored or username

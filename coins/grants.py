@@ -18,6 +18,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Sum
 from django.db.models.functions import Abs
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from accounts.ranks import rank_check
 from coins.models import LedgerEntry
@@ -45,10 +46,12 @@ def grant_check(*, by, user_id: int, amount: int) -> None:
         return
     cap, daily = settings.COIN_GRANT_MAX, settings.COIN_GRANT_DAILY_MAX
     if abs(amount) > cap:
-        raise ApiError("grant_over_cap", f"At most {cap} coins in one adjustment; a superuser can make larger ones.",
+        raise ApiError("grant_over_cap", gettext(
+            "At most {cap} coins in one adjustment; a superuser can make larger ones.").format(cap=cap),
                        403, extra={"limit": cap})
     user_model.objects.select_for_update(no_key=True).filter(pk=by.pk).first()
     used = grant_used_today(by=by)
     if used + abs(amount) > daily:
-        raise ApiError("grant_daily_cap", f"At most {daily} coins a day in adjustments ({used} moved today); "
-                       "a superuser can make more.", 403, extra={"limit": daily, "used": used})
+        raise ApiError("grant_daily_cap", gettext(
+            "At most {daily} coins a day in adjustments ({used} moved today); a superuser can make more."
+        ).format(daily=daily, used=used), 403, extra={"limit": daily, "used": used})

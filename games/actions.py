@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from config.errors import ApiError
 from games import locking
@@ -97,7 +97,7 @@ def _check_shape(engine, action: Any, expected_seq: Any, action_id: Any) -> None
         if check is not None:
             check(action)
     except InvalidAction as exc:
-        raise _invalid_action(_rule_detail(exc, "Not a valid action for this game.")) from exc
+        raise _invalid_action(_rule_detail(exc, gettext_noop("Not a valid action for this game."))) from exc
 
 
 
@@ -137,11 +137,11 @@ def _decide(gid: int, actor, expected_seq, action, action_id) -> tuple[_Ctx, dic
     try:
         row = _transition(ctx, seat, dict(action), by, user=user, action_id=action_id)
     except NotYourTurn as exc:
-        raise ApiError("not_your_turn", _rule_detail(exc, "Not your turn."), 409) from exc
+        raise ApiError("not_your_turn", _rule_detail(exc, gettext_noop("Not your turn.")), 409) from exc
     except IllegalAction as exc:
-        raise ApiError("illegal_action", _rule_detail(exc, "Not allowed now."), 400) from exc
+        raise ApiError("illegal_action", _rule_detail(exc, gettext_noop("Not allowed now.")), 400) from exc
     except InvalidAction as exc:
-        raise _invalid_action(_rule_detail(exc, "Not a valid action for this game.")) from exc
+        raise _invalid_action(_rule_detail(exc, gettext_noop("Not a valid action for this game."))) from exc
     if by == BY_PLAYER:
         _return_seat(ctx, seat)
         _present_until(ctx, seat, locking._now())  # in this transaction's one write: no query
