@@ -20,20 +20,19 @@ import logging
 import time
 
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
-from django.conf import settings
 
 from accounts.presence import mark_offline, mark_online
 from accounts.sanctions import CLOSE_CODES, CLOSE_SIGNED_OUT, user_group, user_standing
 from config.asyncdb import db_call
 from config.links import public_link
 from config.parsers import loads_strict
+from config.sockets import close_when_silent
 from games.engine.registry import get_engine
 from games.models import Game, GamePlayer
 from notify.services import notify_group, room_code_of
 
 logger = logging.getLogger(__name__)
 
-CLOSE_IDLE = 4408
 
 
 def awaiting_turns(user_id: int) -> list[dict]:
@@ -76,7 +75,7 @@ class UserConsumer(AsyncJsonWebsocketConsumer):
         self.joined = True
         await db_call(mark_online)(self.user.pk)
         await self.send_json({"type": "hello", "turns": await db_call(awaiting_turns)(self.user.pk)})
-        self.watchdog = asyncio.ensure_future(self._watch_silence())
+        self.watchdog = asyncio.ensure_future(close_when_silent(self))
 
     async def disconnect(self, code):
         if self.watchdog is not None:
@@ -88,19 +87,6 @@ class UserConsumer(AsyncJsonWebsocketConsumer):
             for group in self.groups_joined:
                 with contextlib.suppress(Exception):
                     await self.channel_layer.group_discard(group, self.channel_name)
-
-    async def _watch_silence(self):
-        limit = float(getattr(settings, "WS_IDLE_SECONDS", 60))
-        try:
-            while True:
-                await asyncio.sleep(min(5.0, limit / 4))
-                if time.monotonic() - self.last_seen > limit:
-                    await self.close(code=CLOSE_IDLE)
-                    return
-        except asyncio.CancelledError:
-            pass
-        except Exception:  # the client went away while we closed
-            logger.debug("user socket watchdog ended", exc_info=True)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs):
         self.last_seen = time.monotonic()

@@ -66,6 +66,7 @@ from config import metrics
 from config.asyncdb import db_call
 from config.errors import ApiError, validation_body
 from config.parsers import loads_strict
+from config.sockets import close_when_silent
 from games import events as games_events
 from games import selectors as games_selectors
 from games import services as games_services
@@ -78,7 +79,6 @@ logger = logging.getLogger(__name__)
 
 CLOSE_UNAUTHENTICATED = CLOSE_SIGNED_OUT
 CLOSE_NOT_A_PLAYER = 4403
-CLOSE_IDLE = 4408
 SIGNED_OUT = {"code": "authentication_failed", "detail": "Signed out (the token was revoked); sign in again."}
 
 
@@ -400,7 +400,7 @@ class RoomConsumer(VoiceSocketMixin, AsyncJsonWebsocketConsumer):
         if not self.spectator and self.counted:
             await self.voice_snapshot()
         if self.counted:  # not released by a failed send
-            self.watchdog = asyncio.ensure_future(self._watch_silence())
+            self.watchdog = asyncio.ensure_future(close_when_silent(self))
 
     async def disconnect(self, code):
         await self._release()
@@ -449,19 +449,6 @@ class RoomConsumer(VoiceSocketMixin, AsyncJsonWebsocketConsumer):
         except Exception:
             logger.debug("socket send failed; the client is gone", exc_info=True)
             await self._release()
-
-    async def _watch_silence(self):
-        limit = float(getattr(settings, "WS_IDLE_SECONDS", 60))
-        try:
-            while True:
-                await asyncio.sleep(min(5.0, limit / 4))
-                if time.monotonic() - self.last_seen > limit:
-                    await self.close(code=CLOSE_IDLE)
-                    return
-        except asyncio.CancelledError:
-            pass
-        except Exception:  # the client went away while we closed: nothing left to do
-            logger.debug("socket watchdog ended", exc_info=True)
 
     # ------------------------------------------------------------------------------- client -> server
     async def receive(self, text_data=None, bytes_data=None, **kwargs):

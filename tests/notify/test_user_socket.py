@@ -102,3 +102,16 @@ async def test_invitation_reaches_a_friend_and_online_shows_on_the_friends_list(
                    "game": "chinchon", "from": {"id": ann.pk, "display_name": "Ann"}}
     await comm.disconnect()
     assert await database_sync_to_async(friends_online)() == [(cid.pk, False)]
+
+
+async def test_a_silent_user_socket_is_closed_4408(settings):
+    """The user socket shares the rooms' idle close (``config.sockets``): silent for ``WS_IDLE_SECONDS``,
+    it is closed with 4408."""
+    settings.WS_IDLE_SECONDS = 0.4
+    user = await database_sync_to_async(UserFactory)(display_name="Ann")
+    comm = await _me(user)
+    for _ in range(10):  # its hello first
+        out = await comm.receive_output(timeout=TIMEOUT)
+        if out["type"] == "websocket.close":
+            break
+    assert (out["type"], out.get("code")) == ("websocket.close", 4408)
