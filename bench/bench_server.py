@@ -356,9 +356,9 @@ def start_stack(args, env: dict, logdir: Path) -> tuple[Stack, list[str]]:
     return stack, servers
 
 
-def profile_web(roles: procstats.Roles, seconds: float, outdir: Path, label: str) -> None:
+def profile_web(roles: procstats.Roles, seconds: float, outdir: Path, label: str, idle: bool = False) -> None:
     """``py-spy record`` of every uvicorn worker for ``seconds`` (100 samples/s, without pausing them,
-    every thread; stacks collapsed, a file per process in ``outdir``); needs py-spy on PATH or in the venv
+    every thread, ``idle``: waiting threads too; stacks collapsed, a file per process in ``outdir``); needs py-spy on PATH or in the venv
     (``pip install py-spy``, not a dependency of the project)."""
     spy = shutil.which("py-spy") or str(BIN / "py-spy")
     outdir.mkdir(parents=True, exist_ok=True)
@@ -367,8 +367,8 @@ def profile_web(roles: procstats.Roles, seconds: float, outdir: Path, label: str
         if proc.pid in roles.web_groups:
             continue  # uvicorn's supervisor only waits
         out = outdir / f"{label}-web-{proc.pid}.txt"
-        idle = ["--idle"] if os.environ.get("BENCH_PROFILE_IDLE") else []  # waiting threads too
-        procs.append(subprocess.Popen([spy, "record", "--nonblocking", "--threads", *idle, "--format", "raw", "--rate", "100",
+        waiting = ["--idle"] if idle else []
+        procs.append(subprocess.Popen([spy, "record", "--nonblocking", "--threads", *waiting, "--format", "raw", "--rate", "100",
                                        "--duration", str(int(seconds)), "--pid", str(proc.pid), "--output", str(out)],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     for proc in procs:
@@ -729,8 +729,6 @@ class CpuSampler:
     inside the phase can be read afterwards (:meth:`between`, linear between samples)."""
 
     def __init__(self, stack: Stack, every: float = 0.2):
-        import threading
-
         self.stack, self.every = stack, every
         self.samples: list[tuple[float, float]] = []
         self._stop = threading.Event()
@@ -821,8 +819,9 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
         if seconds is not None:  # just before the seats stop: the load is still whole
             threading.Timer(max(0.0, seconds - 1.0), at_stop).start()
         if args.profile and seconds is not None:  # the middle of the phase
-            threading.Timer(float(os.environ.get("BENCH_PROFILE_AT") or max(0.0, (seconds - args.profile) / 2)), profile_web, (roles, args.profile,
-                            Path(args.profile_dir), f"{game}-{n}")).start()
+            at = args.profile_at if args.profile_at is not None else max(0.0, (seconds - args.profile) / 2)
+            threading.Timer(at, profile_web, (roles, args.profile, Path(args.profile_dir), f"{game}-{n}",
+                                              args.profile_idle)).start()
         log(f"{game}: {n} games set up, started")
 
     with CpuSampler(stack) as cpu:
@@ -1064,7 +1063,8 @@ def report_resources(p: dict) -> str:
     at the start → at the end) of each role, each web process with its share of the established
     connections."""
     res, spread = p["resources"], {int(k): v for k, v in p.get("spread", {}).items()}
-    rows = [[role, f"{res[role]['cores']:.2f}", f"{res[role]['mb_before']:.0f} → {res[role]['mb_after']:.0f}"]
+    rows = [[role, f"{res[role]['cores']:.2f}",
+             f"{res[role]['mb_before']:.0f} → {res[role]['mb_after']:.0f}" if role != "machine" else "–"]
             for role in ("web", "celery", "postgres", "redis", "load", "machine") if role in res]
     for pid, r in res.get("web", {}).get("per_process", {}).items():
         if spread.get(pid) or r["cores"] >= 0.005:
@@ -1164,6 +1164,8 @@ def parse_args(argv=None):
     ap.add_argument("--profile", type=float, default=0,
                     help="phases with thinking time: py-spy each web process for this many seconds mid-phase")
     ap.add_argument("--profile-dir", default="var/bench-profiles", help="where --profile writes (collapsed stacks)")
+    ap.add_argument("--profile-at", type=float, help="seconds after the start that --profile begins (default: mid-phase)")
+    ap.add_argument("--profile-idle", action="store_true", help="--profile records waiting threads too")
     args = ap.parse_args(argv)
     args.seats = [int(s) for s in args.seats.split(",") if s]
     args.games = [int(n) for n in str(args.games).split(",") if n]

@@ -11,8 +11,6 @@ so the roles add up to the whole stack's memory without counting the forked work
 from __future__ import annotations
 
 import os
-import threading
-import time
 from dataclasses import dataclass, field
 
 import psutil
@@ -101,7 +99,6 @@ def usage(before: dict, after: dict, seconds: float) -> dict:
                 for pid, (t, m) in sorted(a.items()) if pid in b}
     report["stack_mb_before"] = sum(r["mb_before"] for k, r in report.items() if k != "load")
     report["stack_mb_after"] = sum(r["mb_after"] for k, r in report.items() if isinstance(r, dict) and k != "load")
-    report["machine"]["cores_of"] = psutil.cpu_count()
     return report
 
 
@@ -117,30 +114,3 @@ def socket_spread(roles: Roles, ports: list[int]) -> dict[int, int]:
         spread[proc.pid] = sum(1 for c in conns if c.status == psutil.CONN_ESTABLISHED and c.laddr
                                and c.laddr.port in ports)
     return spread
-
-
-class Sampler:
-    """Samples the CPU of every role every ``every`` s in a thread (memory only at the ends: reading smaps
-    of every process costs the machine), so that any window inside a phase can be read afterwards."""
-
-    def __init__(self, roles: Roles, every: float = 1.0):
-        self.roles, self.every = roles, every
-        self.samples: list[tuple[float, dict]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.samples.append((time.perf_counter(), snapshot(self.roles, memory=False)))
-            self._stop.wait(self.every)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-
-    def nearest(self, t: float) -> tuple[float, dict]:
-        return min(self.samples, key=lambda s: abs(s[0] - t))
