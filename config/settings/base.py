@@ -379,6 +379,9 @@ LOGGING = {
         # the root handler: the root prints them once.
         "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.db.backends": {"level": "WARNING"},
+        # Celery's pool (billiard) logs to "multiprocessing" with propagation off ("Process 'ForkPoolWorker-1'
+        # exited with signal 15"): without a handler of its own Python's last resort prints it as plain text.
+        "multiprocessing": {"handlers": ["console"], "level": "WARNING", "propagate": False},
     },
 }
 

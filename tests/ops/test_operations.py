@@ -164,6 +164,21 @@ def _stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+def test_the_worker_pools_own_lines_are_json(tmp_path):
+    """billiard (Celery's pool) logs a child's death to its own logger with propagation off, after Celery's
+    logging set-up has run: that line is JSON too."""
+    code = ("from config.celery_app import app\n"
+            "app.log.setup(loglevel='INFO')\n"
+            "from billiard import util\n"
+            "util.get_logger().error('Process %r pid:%r exited with %r', 'ForkPoolWorker-1', 8269, 'signal 15')\n")
+    res = _python(code, _env(DJANGO_SETTINGS_MODULE="config.settings.test", LOG_FORMAT="json",
+                             DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}"))
+    assert res.returncode == 0, res.stderr[-2000:]
+    records = [r for r in _json_lines(res.stdout + res.stderr) if r["logger"] == "multiprocessing"]
+    assert [(r["level"], r["message"]) for r in records] == [
+        ("ERROR", "Process 'ForkPoolWorker-1' pid:8269 exited with 'signal 15'")]
+
+
 @pytest.mark.redis
 def test_celery_worker_and_beat_print_only_json_lines(tmp_path):
     queue = f"test-logs-{uuid.uuid4().hex[:8]}"
