@@ -75,7 +75,7 @@ def run_tree(commit: str, workdir: Path, game: str, seats: int, actions: int) ->
     archive = subprocess.run(["git", "archive", commit], cwd=ROOT, check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
     out = workdir / f"{commit}.json"
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'bench' / 'ab_shim'}:{tree}"}  # ab_shim: that tree's modules only
     subprocess.run([sys.executable, "-c", CHILD, str(tree), str(out), f"chinchi_calls_{commit[:12]}", game, str(seats),
                     str(actions)], env=env, check=True, stdout=subprocess.DEVNULL)
     return json.loads(out.read_text())
