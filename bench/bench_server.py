@@ -356,10 +356,12 @@ def start_stack(args, env: dict, logdir: Path) -> tuple[Stack, list[str]]:
     return stack, servers
 
 
-def profile_web(roles: procstats.Roles, seconds: float, outdir: Path, label: str, idle: bool = False) -> None:
+def profile_web(roles: procstats.Roles, seconds: float, outdir: Path, label: str, idle: bool = False,
+                gil: bool = False) -> None:
     """``py-spy record`` of every uvicorn worker for ``seconds`` (100 samples/s, without pausing them,
-    every thread, ``idle``: waiting threads too; stacks collapsed, a file per process in ``outdir``); needs py-spy on PATH or in the venv
-    (``pip install py-spy``, not a dependency of the project)."""
+    every thread, ``idle``: waiting threads too, ``gil``: only the thread holding the GIL, i.e. where the
+    process's Python CPU goes; stacks collapsed, a file per process in ``outdir``); needs py-spy on PATH or
+    in the venv (``pip install py-spy``, not a dependency of the project)."""
     spy = shutil.which("py-spy") or str(BIN / "py-spy")
     outdir.mkdir(parents=True, exist_ok=True)
     procs = []
@@ -367,7 +369,7 @@ def profile_web(roles: procstats.Roles, seconds: float, outdir: Path, label: str
         if proc.pid in roles.web_groups:
             continue  # uvicorn's supervisor only waits
         out = outdir / f"{label}-web-{proc.pid}.txt"
-        waiting = ["--idle"] if idle else []
+        waiting = (["--idle"] if idle else []) + (["--gil"] if gil else [])
         procs.append(subprocess.Popen([spy, "record", "--nonblocking", "--threads", *waiting, "--format", "raw", "--rate", "100",
                                        "--duration", str(int(seconds)), "--pid", str(proc.pid), "--output", str(out)],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
@@ -821,7 +823,7 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
         if args.profile and seconds is not None:  # the middle of the phase
             at = args.profile_at if args.profile_at is not None else max(0.0, (seconds - args.profile) / 2)
             threading.Timer(at, profile_web, (roles, args.profile, Path(args.profile_dir), f"{game}-{n}",
-                                              args.profile_idle)).start()
+                                              args.profile_idle, args.profile_gil)).start()
         log(f"{game}: {n} games set up, started")
 
     with CpuSampler(stack) as cpu:
@@ -1166,6 +1168,7 @@ def parse_args(argv=None):
     ap.add_argument("--profile-dir", default="var/bench-profiles", help="where --profile writes (collapsed stacks)")
     ap.add_argument("--profile-at", type=float, help="seconds after the start that --profile begins (default: mid-phase)")
     ap.add_argument("--profile-idle", action="store_true", help="--profile records waiting threads too")
+    ap.add_argument("--profile-gil", action="store_true", help="--profile records only the thread holding the GIL")
     args = ap.parse_args(argv)
     args.seats = [int(s) for s in args.seats.split(",") if s]
     args.games = [int(n) for n in str(args.games).split(",") if n]
