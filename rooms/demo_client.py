@@ -26,6 +26,7 @@ from typing import Any
 
 import httpx
 import websockets
+from httpx_retries import Retry, RetryTransport
 
 from games.bots import chinchirorin as chinchirorin_policy
 from games.bots import chinchon as chinchon_policy
@@ -38,6 +39,22 @@ ACTION_PATHS = ("rest", "socket")  # how a seat sends its actions: POST /api/gam
 # polled the view every 3 s of a paced game (bench/README.md "Server": most of the web CPU of a paced
 # phase that was not the actions' own).
 RESYNC_SECONDS = 10.0
+
+
+# A 503 `unavailable` changed nothing (client guide): the request goes again after its Retry-After (at most
+# UNAVAILABLE_WAIT_MAX seconds), up to UNAVAILABLE_RETRIES times, POSTs included (an action names its seq
+# and action_id), as the play page does.
+UNAVAILABLE_RETRIES = 3
+UNAVAILABLE_WAIT_MAX = 10.0
+
+
+def api_client(base_url: str, transport: httpx.AsyncBaseTransport | None = None, **kwargs) -> httpx.AsyncClient:
+    """An HTTP client of the API at ``base_url`` (``kwargs`` go to :class:`httpx.AsyncClient`) that sends a
+    request answered 503 again, as :data:`UNAVAILABLE_RETRIES` says; other answers and errors are
+    returned or raised as they come. ``transport``: what sends each try (default: the network)."""
+    retry = Retry(total=UNAVAILABLE_RETRIES, status_forcelist=[503], allowed_methods=["GET", "POST", "PATCH", "PUT", "DELETE"],
+                  retry_on_exceptions=(), respect_retry_after_header=True, max_backoff_wait=UNAVAILABLE_WAIT_MAX)
+    return httpx.AsyncClient(base_url=base_url, transport=RetryTransport(transport, retry=retry), **kwargs)
 
 
 class DemoError(RuntimeError):
@@ -266,8 +283,8 @@ async def play_game(server: str, *, game: str, seats: int = 2, rules: dict | Non
         raise ValueError(f"actions must be one of {ACTION_PATHS}")
     server = server.rstrip("/")
     servers = [s.rstrip("/") for s in servers or [server]]
-    async with contextlib.AsyncExitStack() as https, httpx.AsyncClient(base_url=server, timeout=30) as http:
-        seat_http = {s: await https.enter_async_context(httpx.AsyncClient(base_url=s, timeout=30)) for s in servers}
+    async with contextlib.AsyncExitStack() as https, api_client(server, timeout=30) as http:
+        seat_http = {s: await https.enter_async_context(api_client(s, timeout=30)) for s in servers}
         if tokens is None:
             tokens = [await new_guest(http, f"Demo {i + 1}") for i in range(seats)]
         clients = [SeatClient(server=servers[i % len(servers)], token=t) for i, t in enumerate(tokens)]
