@@ -305,3 +305,40 @@ def test_a_phone_reaches_every_menu_entry_and_the_stats_fit_its_width(server, br
     phone.wait_for_selector("#stats-body table.grid")
     phone.screenshot(path=artifacts / "stats-phone.png", full_page=True)
     assert phone.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_a_503_is_sent_again_after_its_retry_after_and_shown_only_when_it_lasts(server, browser):
+    """A 503 ``unavailable`` changed nothing (client guide): the page sends the same request again after
+    its ``Retry-After``, up to three times, and shows the error only when every try was answered 503."""
+    busy = {"status": 503, "headers": {"Retry-After": "1", "Content-Type": "application/json"},
+            "body": json.dumps({"code": "unavailable", "detail": "Busy for a moment.", "retry_after": 1})}
+    page = _page(browser)
+    tries = []
+
+    def busy_once(route):
+        tries.append(route.request.method)
+        if len(tries) == 1:
+            route.fulfill(**busy)
+        else:
+            route.continue_()
+
+    page.route("**/api/auth/guest", busy_once)
+    _guest(page, server, "Patient")
+    expect(page.locator("#create-button")).to_be_visible(timeout=15_000)
+    assert tries == ["POST", "POST"]
+    assert "Busy" not in (page.locator("#toast").text_content() or "")
+    page.context.close()
+
+    page = _page(browser)
+    always = []
+
+    def busy_always(route):
+        always.append(route.request.method)
+        route.fulfill(**busy)
+
+    page.route("**/api/auth/guest", busy_always)
+    _guest(page, server, "Unlucky")
+    expect(page.locator("#toast")).to_have_text("Busy for a moment.", timeout=15_000)  # after 3 waits of 1 s
+    assert always == ["POST"] * 4
+    expect(page.locator("#guest-form")).to_be_visible()  # still signed out
+    page.context.close()

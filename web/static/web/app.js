@@ -97,7 +97,18 @@ function deviceId() {
   return id;
 }
 
-async function api(method, path, body) {
+// A 503 `unavailable` changed nothing (API.md): the same request goes again after its Retry-After (at most
+// UNAVAILABLE_WAIT_MAX seconds), up to UNAVAILABLE_RETRIES times, before the error is shown.
+const UNAVAILABLE_RETRIES = 3;
+const UNAVAILABLE_WAIT_MAX = 10;
+
+function retryAfterSeconds(res, data) {
+  const header = Number(res.headers.get("Retry-After"));
+  const secs = Number.isFinite(header) && header > 0 ? header : Number(data && data.retry_after) || 1;
+  return Math.min(UNAVAILABLE_WAIT_MAX, Math.max(0.5, secs));
+}
+
+async function api(method, path, body, retries = UNAVAILABLE_RETRIES) {
   const headers = { Accept: "application/json", "Accept-Language": document.documentElement.lang || "en" };
   headers["X-Device-Id"] = deviceId();
   if (body !== undefined) headers["Content-Type"] = "application/json";
@@ -113,6 +124,10 @@ async function api(method, path, body) {
   }
   let data = null;
   if (res.status !== 204) { try { data = await res.json(); } catch { data = null; } }
+  if (res.status === 503 && retries > 0) {
+    await new Promise((resolve) => setTimeout(resolve, retryAfterSeconds(res, data) * 1000));
+    return api(method, path, body, retries - 1);
+  }
   if (!res.ok) {
     const err = new Error((data && data.detail) || res.statusText);
     err.status = res.status;
