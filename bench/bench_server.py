@@ -624,8 +624,22 @@ async def play_phase(servers: list[str], game: str, n: int, seats_cycle: list[in
             if not waited:
                 one_settled()
 
+    async def probe_lag() -> None:
+        """The load generator's own delay: how late a 50 ms sleep wakes, from the start until the seats
+        stop (a late wake-up delays every arrival this process stamps, and so every latency it reports)."""
+        await go.wait()
+        while not stop.is_set():
+            t = time.perf_counter()
+            await asyncio.sleep(LAG_PROBE_SECONDS)
+            box.setdefault("lag", []).append(time.perf_counter() - t - LAG_PROBE_SECONDS)
+
+    prober = asyncio.create_task(probe_lag())
     results = await asyncio.gather(*(one(i, s) for i, s in enumerate(seats)), return_exceptions=True)
-    return {"seats": seats, "results": results, "setup": box.get("setup", float("nan"))}
+    prober.cancel()
+    return {"seats": seats, "results": results, "setup": box.get("setup", float("nan")), "lag": box.get("lag", [])}
+
+
+LAG_PROBE_SECONDS = 0.05
 
 
 def _run(coro):
@@ -875,6 +889,7 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
         "rate": len(posts) / span if posts else 0.0, "latency": summarize(lat),
         "latency_settled": summarize(settled_lat), "settled_from": settle_after, "http": summarize(http),
         "missed": missed, "refused": dict(REC.refused), "server_cpu": server_cpu,
+        "client_loop_lag": summarize(phase.get("lag", [])),
         "client_cpu": time.process_time() - marks.get("client_go", client0),
         "load": (marks.get("load_go", load0), os.getloadavg()[0]),
         "per_game_actions": sorted(g["seq"] for g in games_played if g["status"] == "finished"),
@@ -1080,7 +1095,10 @@ def report_resources(p: dict) -> str:
     settled = (f"; from {p['settled_from']:.0f} s after the start (the first games all started): {st['n']} actions, "
                f"p50 {ms(st['p50'])} ms, p95 {ms(st['p95'])} ms, p99 {ms(st['p99'])} ms, max {ms(st['max'])} ms"
                if st else "")
-    return (f"{p['game']} {p['n']} {think_text(p['think'])} via {p['via']}{settled}\n"
+    lag = p.get("client_loop_lag") or {}
+    lagged = (f"; the load generator's loop woke late by p50 {ms(lag['p50'])} ms, p99 {ms(lag['p99'])} ms, "
+              f"max {ms(lag['max'])} ms" if lag.get("n") else "")
+    return (f"{p['game']} {p['n']} {think_text(p['think'])} via {p['via']}{settled}{lagged}\n"
             + table(["process", "cores", "memory MB"], rows))
 
 
