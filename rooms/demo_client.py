@@ -41,20 +41,24 @@ ACTION_PATHS = ("rest", "socket")  # how a seat sends its actions: POST /api/gam
 RESYNC_SECONDS = 10.0
 
 
-# A 503 `unavailable` changed nothing (client guide): the request goes again after its Retry-After (at most
-# UNAVAILABLE_WAIT_MAX seconds), up to UNAVAILABLE_RETRIES times, POSTs included (an action names its seq
-# and action_id), as the play page does.
+# A 503 changed nothing (client guide: `unavailable`; `server_busy` asks for another try too): the request
+# goes again after its Retry-After (at most UNAVAILABLE_WAIT_MAX seconds; without one, a growing jittered
+# backoff), up to UNAVAILABLE_RETRIES times, POSTs included (an action names its seq and action_id).
 UNAVAILABLE_RETRIES = 3
 UNAVAILABLE_WAIT_MAX = 10.0
 
 
 def api_client(base_url: str, transport: httpx.AsyncBaseTransport | None = None, **kwargs) -> httpx.AsyncClient:
-    """An HTTP client of the API at ``base_url`` (``kwargs`` go to :class:`httpx.AsyncClient`) that sends a
-    request answered 503 again, as :data:`UNAVAILABLE_RETRIES` says; other answers and errors are
-    returned or raised as they come. ``transport``: what sends each try (default: the network)."""
+    """An HTTP client of the API at ``base_url`` that sends a request answered 503 again, as
+    :data:`UNAVAILABLE_RETRIES` says; other answers and errors are returned or raised as they come.
+    ``transport``: what sends each try (default: :class:`httpx.AsyncHTTPTransport`, so the client's own
+    ``verify``, ``limits``, ``http2`` and proxy settings do not apply); ``kwargs`` go to
+    :class:`httpx.AsyncClient` (``timeout``, ``headers``...)."""
     retry = Retry(total=UNAVAILABLE_RETRIES, status_forcelist=[503], allowed_methods=["GET", "POST", "PATCH", "PUT", "DELETE"],
-                  retry_on_exceptions=(), respect_retry_after_header=True, max_backoff_wait=UNAVAILABLE_WAIT_MAX)
-    return httpx.AsyncClient(base_url=base_url, transport=RetryTransport(transport, retry=retry), **kwargs)
+                  retry_on_exceptions=(), respect_retry_after_header=True, max_backoff_wait=UNAVAILABLE_WAIT_MAX,
+                  backoff_factor=1.0, backoff_jitter=0.5)
+    return httpx.AsyncClient(base_url=base_url, transport=RetryTransport(transport or httpx.AsyncHTTPTransport(), retry=retry),
+                             **kwargs)
 
 
 class DemoError(RuntimeError):

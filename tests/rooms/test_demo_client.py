@@ -80,6 +80,11 @@ def test_a_503_is_sent_again_after_its_retry_after_and_returned_when_it_lasts(mo
     res = asyncio.run(send("GET", "/api/games/3"))
     assert res.status_code == 503 and len(seen) == 1 + demo_client.UNAVAILABLE_RETRIES == 4
 
+    seen.clear(), waits.clear()
+    answers[:] = [(503, None), (503, None), (200, None)]  # no Retry-After (a proxy's 503): a growing backoff
+    assert asyncio.run(send("GET", "/api/games/3")).status_code == 200
+    assert len(seen) == 3 and len(waits) == 2 and 0 < waits[0] <= waits[1] <= demo_client.UNAVAILABLE_WAIT_MAX
+
     seen.clear()
     answers[:] = [(409, None), (200, None)]
     assert asyncio.run(send("POST", "/api/rooms/ABC/join")).status_code == 409 and len(seen) == 1

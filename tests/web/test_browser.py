@@ -309,7 +309,8 @@ def test_a_phone_reaches_every_menu_entry_and_the_stats_fit_its_width(server, br
 
 def test_a_503_is_sent_again_after_its_retry_after_and_shown_only_when_it_lasts(server, browser):
     """A 503 ``unavailable`` changed nothing (client guide): the page sends the same request again after
-    its ``Retry-After``, up to three times, and shows the error only when every try was answered 503."""
+    its ``Retry-After``, up to three times, and shows the error only when every try was answered 503;
+    another 503 is shown at once."""
     busy = {"status": 503, "headers": {"Retry-After": "1", "Content-Type": "application/json"},
             "body": json.dumps({"code": "unavailable", "detail": "Busy for a moment.", "retry_after": 1})}
     page = _page(browser)
@@ -341,4 +342,18 @@ def test_a_503_is_sent_again_after_its_retry_after_and_shown_only_when_it_lasts(
     expect(page.locator("#toast")).to_have_text("Busy for a moment.", timeout=15_000)  # after 3 waits of 1 s
     assert always == ["POST"] * 4
     expect(page.locator("#guest-form")).to_be_visible()  # still signed out
+    page.context.close()
+
+    page = _page(browser)  # another 503 (server_busy, a proxy's) is shown at once
+    other = []
+
+    def busy_otherwise(route):
+        other.append(route.request.method)
+        route.fulfill(status=503, headers={"Content-Type": "application/json"},
+                      body=json.dumps({"code": "server_busy", "detail": "No room code free."}))
+
+    page.route("**/api/auth/guest", busy_otherwise)
+    _guest(page, server, "Hasty")
+    expect(page.locator("#toast")).to_have_text("No room code free.")
+    assert other == ["POST"]
     page.context.close()

@@ -98,35 +98,37 @@ function deviceId() {
 }
 
 // A 503 `unavailable` changed nothing (API.md): the same request goes again after its Retry-After (at most
-// UNAVAILABLE_WAIT_MAX seconds), up to UNAVAILABLE_RETRIES times, before the error is shown.
+// UNAVAILABLE_WAIT_MAX seconds, plus up to half again at random so that refused clients do not all come
+// back at once), up to UNAVAILABLE_RETRIES times, before the error is shown. Other 503s (`server_busy`, a
+// proxy's) are shown at once; a poll passes retries 0 (its next turn is the retry).
 const UNAVAILABLE_RETRIES = 3;
 const UNAVAILABLE_WAIT_MAX = 10;
 
 function retryAfterSeconds(res, data) {
   const header = Number(res.headers.get("Retry-After"));
   const secs = Number.isFinite(header) && header > 0 ? header : Number(data && data.retry_after) || 1;
-  return Math.min(UNAVAILABLE_WAIT_MAX, Math.max(0.5, secs));
+  return Math.min(UNAVAILABLE_WAIT_MAX, Math.max(0.5, secs)) * (1 + Math.random() / 2);
 }
 
 async function api(method, path, body, retries = UNAVAILABLE_RETRIES) {
   const headers = { Accept: "application/json", "Accept-Language": document.documentElement.lang || "en" };
   headers["X-Device-Id"] = deviceId();
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (S.token) headers.Authorization = "Token " + S.token;
-  let res;
-  try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
-    if (!navigator.onLine) setOffline(true);
-    const err = new Error(gettext("The server cannot be reached. Check your connection."));
-    err.body = {};
-    throw err;
-  }
-  let data = null;
-  if (res.status !== 204) { try { data = await res.json(); } catch { data = null; } }
-  if (res.status === 503 && retries > 0) {
+  if (S.token) headers.Authorization = "Token " + S.token;  // every try as the user who asked
+  let res, data;
+  for (let left = retries; ; left--) {
+    try {
+      res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch {
+      if (!navigator.onLine) setOffline(true);
+      const err = new Error(gettext("The server cannot be reached. Check your connection."));
+      err.body = {};
+      throw err;
+    }
+    data = null;
+    if (res.status !== 204) { try { data = await res.json(); } catch { data = null; } }
+    if (res.status !== 503 || !data || data.code !== "unavailable" || left <= 0) break;
     await new Promise((resolve) => setTimeout(resolve, retryAfterSeconds(res, data) * 1000));
-    return api(method, path, body, retries - 1);
   }
   if (!res.ok) {
     const err = new Error((data && data.detail) || res.statusText);
@@ -1557,7 +1559,7 @@ async function loadQueue() {
   render(await attempt(() => api("GET", "/api/queue")));
   S.queueTimer = setInterval(async () => {
     if ($("#screen-queue").hidden) { clearInterval(S.queueTimer); return; }
-    render(await api("GET", "/api/queue").catch(() => null));
+    render(await api("GET", "/api/queue", undefined, 0).catch(() => null));
   }, 3000);
 }
 
