@@ -544,7 +544,7 @@ def install_timing() -> None:
         REC.sent(game_id, client.token, t0, message["action"]["seq"], message["action"].get("type"),
                  message["action_id"])
 
-    demo_client.httpx = types.SimpleNamespace(AsyncClient=TimedAsyncClient, Response=httpx.Response)
+    demo_client.httpx = types.SimpleNamespace(**{**vars(httpx), "AsyncClient": TimedAsyncClient})  # the rest as it is
     demo_client._socket_reader = timed_reader
     demo_client.send_action = timed_send
 
