@@ -1,0 +1,28 @@
+"""The bench's timing of the demo client (bench/bench_server.py ``install_timing``) keeps the demo client
+working: every bench game is played through it, and no other test plays it so."""
+
+import asyncio
+import importlib.util
+import sys
+
+import httpx
+
+from rooms import demo_client
+from tests.live import ROOT
+
+
+def test_the_timed_demo_client_still_builds_its_retrying_api_client(monkeypatch):
+    for name in ("httpx", "_socket_reader", "send_action"):
+        monkeypatch.setattr(demo_client, name, getattr(demo_client, name))  # put back after the test
+    spec = importlib.util.spec_from_file_location("bench_server_timing", ROOT / "bench" / "bench_server.py")
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, bench)  # its dataclasses look their module up there
+    spec.loader.exec_module(bench)
+    bench.install_timing()
+
+    async def build() -> type:
+        async with demo_client.api_client("http://api.test", timeout=5) as http:
+            return type(http)
+
+    client_type = asyncio.run(build())
+    assert client_type.__name__ == "TimedAsyncClient" and issubclass(client_type, httpx.AsyncClient)
