@@ -369,8 +369,8 @@ def profile_web(roles: procstats.Roles, seconds: float, outdir: Path, label: str
         if proc.pid in roles.web_groups:
             continue  # uvicorn's supervisor only waits
         out = outdir / f"{label}-web-{proc.pid}.txt"
-        waiting = (["--idle"] if idle else []) + (["--gil"] if gil else [])
-        procs.append(subprocess.Popen([spy, "record", "--nonblocking", "--threads", *waiting, "--format", "raw", "--rate", "100",
+        modes = (["--idle"] if idle else []) + (["--gil"] if gil else [])
+        procs.append(subprocess.Popen([spy, "record", "--nonblocking", "--threads", *modes, "--format", "raw", "--rate", "100",
                                        "--duration", str(int(seconds)), "--pid", str(proc.pid), "--output", str(out)],
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
     for proc in procs:
