@@ -28,13 +28,14 @@ def group_send(group: str, message: dict) -> None:
 
 
 def group_send_many(messages: list[tuple[str, dict]]) -> None:
-    """Send each ``(group, message)`` concurrently in one hop to the event loop; errors are logged, never
-    raised (one failed group does not stop the others)."""
+    """Send every ``(group, message)`` before returning, in one Redis round trip where the layer can
+    (:func:`_send_batches`); errors are logged, never raised (with another layer, one failed group does not
+    stop the others)."""
     messages = [(g, m) for g, m in messages if g]
     if not messages:
         return
     try:
-        async_to_sync(_send_all)(messages)
+        async_to_sync(_send_batches)([messages])
     except Exception:
         log.exception("group_send to %d groups failed", len(messages))
 
@@ -53,16 +54,14 @@ async def _send_all(messages: list[tuple[str, dict]]) -> None:
 def publish(build, send_many=None) -> None:
     """Send the ``(group, message)`` list that ``build()`` returns, without making the caller wait.
 
-    Called from a request's thread (Django's sync code under an ASGI server, after the commit): the
-    messages are built and sent by a task on the server's event loop, and the HTTP answer goes at once.
-    The tasks send one after another, in the order of the calls (:func:`_send_lock`): a message never
-    overtakes one published before it in this process, whatever the channel layer (the list layer's
-    ``group_send`` takes several Redis round trips, which concurrent tasks would interleave). With no
-    such loop (a Celery worker, a management command, the test client) they are built and sent here,
-    before returning. Errors are logged, never raised. Tasks are kept until done (asyncio holds only weak
-    references to them); those still waiting when the server process stops are lost, as any message of
-    the layer may be: clients resync by ``seq`` and the room's ``version``. ``send_many``: what sends the
-    list when no loop is found (default :func:`group_send_many`)."""
+    Called from a request's thread (Django's sync code under an ASGI server, after the commit): ``build`` is
+    handed to the server's event loop (:class:`_Outbox`), which builds and sends it, and the HTTP answer
+    goes at once. Messages go out in the order of the calls: a message never overtakes one published
+    before it in this process, whatever the channel layer. With no such loop (a Celery worker, a
+    management command, the test client) they are built and sent here, before returning. Errors are
+    logged, never raised. Messages still waiting when the server process stops are lost, as any message
+    of the layer may be: clients resync by ``seq`` and the room's ``version``. ``send_many``: what sends
+    the list when no loop is found (default :func:`group_send_many`)."""
     loop = _server_loop()
     if loop is None:
         try:
@@ -72,38 +71,75 @@ def publish(build, send_many=None) -> None:
             return
         (send_many or group_send_many)(messages)
         return
-
-    async def build_and_send() -> None:
-        try:
-            messages = [(g, m) for g, m in build() if g]
-        except Exception:
-            log.exception("building a broadcast failed")
-            return
-        async with _send_lock(loop):
-            await _send_all(messages)
-
-    def spawn() -> None:
-        task = loop.create_task(build_and_send())
-        _PENDING.add(task)
-        task.add_done_callback(_PENDING.discard)
-
     try:
-        loop.call_soon_threadsafe(spawn)
+        loop.call_soon_threadsafe(_put, loop, build)
     except RuntimeError:  # the loop closed since it was found (the server stopping): nothing can be sent
         log.warning("the event loop closed before a broadcast was handed to it")
 
 
-_PENDING: set = set()
-_SEND_LOCK: list = [None, None]  # [loop, its asyncio.Lock]
+class _Outbox:
+    """The broadcasts handed to one event loop, sent by one task in the order they came.
+
+    While a batch is being sent, what comes meanwhile waits here; the next batch is all of it. A layer with
+    ``group_send_many`` (:class:`config.channel_layer.PubSubLayer`) sends a batch in one Redis round trip,
+    in order; with any other layer each broadcast's messages are sent together (:func:`_send_all`), one
+    broadcast after another. So a pause of the loop (a garbage collection, a burst) costs one round trip
+    afterwards, not one per broadcast that waited."""
+
+    def __init__(self, loop):
+        self.loop = loop
+        self.builds: list = []
+        self.task: asyncio.Task | None = None
+
+    def put(self, build) -> None:
+        """On the loop: queue ``build``; start the sending task unless it runs."""
+        self.builds.append(build)
+        if self.task is None:
+            self.task = self.loop.create_task(self._drain())
+
+    async def _drain(self) -> None:
+        try:
+            while self.builds:
+                builds, self.builds = self.builds, []
+                batches = []
+                for build in builds:
+                    try:
+                        batches.append([(g, m) for g, m in build() if g])
+                    except Exception:
+                        log.exception("building a broadcast failed")
+                await _send_batches([b for b in batches if b])
+        finally:
+            self.task = None  # the loop emptied the list with no await since: the next put() starts a task
 
 
-def _send_lock(loop) -> asyncio.Lock:
-    """The lock that :func:`publish`'s tasks on ``loop`` send under, one at a time and first come, first
-    served (asyncio's lock is FIFO, and a task reaches it without awaiting anything before: in the order
-    the tasks were made). A new loop (tests) gets a new lock: asyncio's primitives keep to one loop."""
-    if _SEND_LOCK[0] is not loop:
-        _SEND_LOCK[:] = [loop, asyncio.Lock()]
-    return _SEND_LOCK[1]
+async def _send_batches(batches: list[list[tuple[str, dict]]]) -> None:
+    """Every batch's messages, in order: in one ``group_send_many`` call where the layer has one, else one
+    batch after another. Errors are logged, never raised."""
+    if not batches:
+        return
+    layer = get_channel_layer()
+    many = getattr(layer, "group_send_many", None)
+    if many is None:
+        for messages in batches:
+            await _send_all(messages)
+        return
+    messages = [gm for batch in batches for gm in batch]
+    try:
+        await many(messages)
+    except Exception as exc:  # noqa: BLE001 - logged; the database is the truth
+        log.error("group_send of %d messages failed: %r", len(messages), exc)
+
+
+_OUTBOX: list = [None]  # the current loop's _Outbox
+
+
+def _put(loop, build) -> None:
+    """On ``loop``: hand ``build`` to its outbox (a new loop, in tests, gets a new one: a task keeps to its
+    loop)."""
+    box = _OUTBOX[0]
+    if box is None or box.loop is not loop:
+        box = _OUTBOX[0] = _Outbox(loop)
+    box.put(build)
 
 
 def _server_loop():

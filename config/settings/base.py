@@ -219,15 +219,16 @@ CACHES = {
     }
 }
 
-# The channel layer (README "Architecture"): ``pubsub`` (default) is channels-redis' Redis pub/sub layer:
-# one PUBLISH per group message, pushed to every server process subscribed to the group, no per-channel
-# queues to fill or expire; ``core`` is its list-based layer (per-channel queues, capacity and expiry).
+# The channel layer (README "Architecture"): ``pubsub`` (default) is channels-redis' Redis pub/sub layer
+# (``config.channel_layer``, which publishes a batch of group messages in one round trip): one PUBLISH per
+# group message, pushed to every server process subscribed to the group, no per-channel queues to fill or
+# expire; ``core`` is its list-based layer (per-channel queues, capacity and expiry).
 CHANNEL_LAYER = env("CHANNEL_LAYER", default="pubsub")
 if CHANNEL_LAYER not in ("pubsub", "core"):
     raise ImproperlyConfigured("CHANNEL_LAYER must be pubsub or core")
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "BACKEND": "config.channel_layer.PubSubLayer",
         "CONFIG": {"hosts": [REDIS_URL]},
     } if CHANNEL_LAYER == "pubsub" else {
         "BACKEND": "channels_redis.core.RedisChannelLayer",

@@ -71,7 +71,8 @@ def test_a_broadcast_nobody_watches_has_no_spectators_share(monkeypatch):
 
 @pytest.mark.redis
 @pytest.mark.parametrize("backend", ["channels_redis.core.RedisChannelLayer",
-                                     "channels_redis.pubsub.RedisPubSubChannelLayer"])
+                                     "channels_redis.pubsub.RedisPubSubChannelLayer",
+                                     "config.channel_layer.PubSubLayer"])
 async def test_messages_handed_to_the_loop_arrive_in_the_order_they_were_sent(backend, settings, fresh_channel_layer):
     """Sent from a request's thread, each message goes out from a task on the server's loop: one after
     another, so a message never overtakes one sent before it, to the same group or another (a user's
