@@ -11,6 +11,7 @@ from django.conf import settings
 from django.core.handlers.asgi import ASGIHandler
 
 from config import metrics
+from config.web import GC_THRESHOLDS
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
@@ -101,15 +102,21 @@ application = ProtocolTypeRouter(
 def settle_heap() -> int:
     """Import what the first requests would (every route's view, serializer and service module), then move
     every object alive now out of reach of the cyclic garbage collector (:func:`gc.freeze`): a full
-    collection then walks only what this process made since. Without it a web worker's full collections
-    walked every object of Django and the project: 137–200 ms each on the 2-core bench machine, while every
-    request and socket message of the process waited (bench/README.md "Garbage collection"). What is alive
-    at startup is nearly all modules, classes and settings; a frozen object that becomes garbage is still
-    freed by reference counting (only a cycle among frozen objects would stay). Returns the count of
-    objects frozen."""
+    collection then walks only what this process made since. What is alive at startup is nearly all
+    modules, classes and settings; a frozen object that becomes garbage is still freed by reference
+    counting (only a cycle among frozen objects would stay).
+
+    Then collect the youngest generation every 50,000 new objects instead of Python's 700
+    (``config.web.GC_THRESHOLDS``). A server process holds its sockets' objects for as long as they are open (some
+    2,000 sockets a process at 1,000 games); the objects in flight at each young collection (a message
+    being built, a frame being sent) outlive it and pile up in the old generation until a full collection
+    walks all of them: 0.3–1.1 s each on the 2-core bench machine, every socket of the process waiting. Rare
+    young collections leave those objects time to be freed first (bench/README.md "Garbage collection").
+    Returns the count of objects frozen."""
     get_resolver().url_patterns  # noqa: B018 - the property imports every routed module (the sockets' are)
     gc.collect()
     gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
     return gc.get_freeze_count()
 
 

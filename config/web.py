@@ -24,6 +24,7 @@ from pathlib import Path
 CONFIG_DIR = Path(__file__).resolve().parent
 KEEPALIVE_SECONDS = 65  # longer than a load balancer's 60 s idle time (see the module docstring)
 WS_MAX_BYTES = 1024 * 1024  # a WebSocket message's hard limit (see the module docstring)
+GC_THRESHOLDS = (50_000, 20, 10)  # a server process's gc.set_threshold (config.asgi.settle_heap says why)
 
 
 def cores() -> int:

@@ -12,6 +12,7 @@ def test_importing_the_asgi_application_freezes_the_startup_heap_with_every_rout
 
     assert gc.get_freeze_count() > 10_000  # Django, DRF, Channels and the project: about 120,000 objects
     assert {"games.apis", "rooms.apis", "rooms.consumers", "ranking.apis"} <= set(sys.modules)
+    assert gc.get_threshold() == (50_000, 20, 10)  # young collections every 50,000 objects, not 700
 
 
 def test_settle_heap_collects_then_freezes_what_is_alive():
