@@ -30,5 +30,5 @@ RUN SECRET_KEY="$(python -c 'import secrets; print(secrets.token_urlsafe(50))')"
     && chown -R chinchi:chinchi /app/staticfiles
 USER chinchi:chinchi
 EXPOSE 8000
-# As many uvicorn workers as the container's cores (WEB_CONCURRENCY overrides): config/web.py.
+# Two uvicorn workers per core of the container (WEB_CONCURRENCY overrides): config/web.py.
 CMD ["python", "-m", "config.web"]

@@ -9,8 +9,8 @@ What it does, in order (every process it starts is stopped on exit, also on Ctrl
 1. Creates its own PostgreSQL database (``--db``, default ``chinchi_bench`` on 127.0.0.1:5432, user
    postgres, trust auth; dropped at the end unless ``--keep-db``), empties its own Redis database
    (``--redis``, default ``redis://127.0.0.1:6379/9``; emptied again at the end), migrates.
-2. Starts ``--servers`` uvicorn servers (default 1; ``--workers`` processes each, default 2; uvloop +
-   httptools, no access log, idle keep-alive as ``python -m config.web``) on free loopback ports,
+2. Starts ``--servers`` uvicorn servers (default 1; ``--workers`` processes each, default two a core as
+   ``make run``; uvloop + httptools, no access log, idle keep-alive as ``python -m config.web``) on free loopback ports,
    ``--celery-workers`` Celery workers (``--celery-concurrency`` each) and Celery beat, all with
    ``config.settings.local``, ``DEBUG=false``, ``LOG_LEVEL=WARNING``, ``THROTTLE_GUEST`` and the room
    look-up throttles raised so guests can be made and rooms joined in bulk from one address and
@@ -92,7 +92,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import procstats  # noqa: E402 - after the path is set
-from config.web import GC_THRESHOLDS, KEEPALIVE_SECONDS, WS_MAX_BYTES  # noqa: E402 - after the path is set
+from config.web import GC_THRESHOLDS, KEEPALIVE_SECONDS, WORKERS_PER_CORE, WS_MAX_BYTES, cores  # noqa: E402 - after the path is set
 from scripts.serve import Supervisor, celery_environment  # noqa: E402 - after the path is set
 
 GAMES = ("chinchirorin", "chinchon")
@@ -1144,7 +1144,8 @@ def parse_args(argv=None):
     ap.add_argument("--game", choices=[*GAMES, "both", MIXED], default="both",
                     help="a phase per game (both), one game's, or one phase whose rooms alternate the games (mixed)")
     ap.add_argument("--seats", default="4,3,2", help="seats per room, cycled over the N rooms (default 4,3,2)")
-    ap.add_argument("--workers", type=int, default=2, help="uvicorn worker processes per server (default 2)")
+    ap.add_argument("--workers", type=int, default=WORKERS_PER_CORE * cores(),
+                    help="uvicorn worker processes per server (default: as make run, two a core)")
     ap.add_argument("--servers", type=int, default=1,
                     help="uvicorn servers on their own ports; each game's seats are split over them (default 1)")
     ap.add_argument("--celery-workers", type=int, default=1, help="Celery worker instances (default 1)")

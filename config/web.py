@@ -1,6 +1,6 @@
 """The ASGI server as ``make run``, docker compose and the image start it: ``python -m config.web``.
 
-uvicorn with as many worker processes as this machine has cores for us (``os.sched_getaffinity``; the
+uvicorn with two worker processes per core this machine has for us (``os.sched_getaffinity``; the
 ``WEB_CONCURRENCY`` variable overrides), on ``HOST``:``PORT`` (default 127.0.0.1:8000), lifespan off,
 logging as ``config/uvicorn_logging.json`` (``LOG_FORMAT=json``: one JSON object a line). Tokens in
 socket URLs are redacted from every line (``config.logfilters.RedactTokens``).
@@ -10,6 +10,13 @@ An idle keep-alive connection is kept ``WEB_KEEPALIVE_SECONDS`` (default 65 s; u
 balancers 60 s); when the server closes it first, a request sent at that moment fails with a reset the
 client did not cause (the bench saw ``ReadError`` on action POSTs of seats that had waited 5 s for the
 others). The server's idle time must outlast the clients' and the balancer's.
+
+Two processes a core, not one: a process's event loop (every socket's frames) and its socket threads
+(the database work of every action) take turns at one GIL, and with ~1,800 sockets a process the loop
+waited behind the threads; spread over more processes, the operating system shares the cores among them
+instead. At 1,000 paced games on 2 cores, the p99 from an action to every seat's socket was 335–397 ms
+with 2 processes, 275 ms with 3 and 248 ms with 4, for about 200 MB more memory a process
+(bench/README.md "1,000 games").
 
 A WebSocket message over ``WS_MAX_BYTES`` (1 MiB; uvicorn's own default is 16 MiB) closes its connection
 with 1009 before it is read whole; the room consumer answers one over ``MAX_BODY_BYTES`` (64 KiB, a REST
@@ -24,6 +31,7 @@ from pathlib import Path
 CONFIG_DIR = Path(__file__).resolve().parent
 KEEPALIVE_SECONDS = 65  # longer than a load balancer's 60 s idle time (see the module docstring)
 WS_MAX_BYTES = 1024 * 1024  # a WebSocket message's hard limit (see the module docstring)
+WORKERS_PER_CORE = 2  # uvicorn processes a core (see the module docstring)
 GC_THRESHOLDS = (50_000, 20, 10)  # a server process's gc.set_threshold (config.asgi.settle_heap says why)
 
 
@@ -50,7 +58,7 @@ def log_config(log_format: str) -> dict:
 
 def web_options(environ: dict) -> dict:
     """Keyword arguments of ``uvicorn.run`` from the environment (see the module docstring)."""
-    workers = int(environ.get("WEB_CONCURRENCY") or 0) or cores()
+    workers = int(environ.get("WEB_CONCURRENCY") or 0) or WORKERS_PER_CORE * cores()
     return {
         "host": environ.get("HOST", "127.0.0.1"),
         "port": int(environ.get("PORT", "8000")),

