@@ -106,12 +106,13 @@ def settle_heap() -> int:
     modules, classes and settings; a frozen object that becomes garbage is still freed by reference
     counting (only a cycle among frozen objects would stay).
 
-    Then collect the youngest generation every 50,000 new objects instead of Python's 700
-    (``config.web.GC_THRESHOLDS``). A server process holds its sockets' objects for as long as they are open (some
-    2,000 sockets a process at 1,000 games); the objects in flight at each young collection (a message
-    being built, a frame being sent) outlive it and pile up in the old generation until a full collection
-    walks all of them: 0.3–1.1 s each on the 2-core bench machine, every socket of the process waiting. Rare
-    young collections leave those objects time to be freed first (bench/README.md "Garbage collection").
+    Then collect the youngest generation every 50,000 new tracked objects instead of Python's 700, and the
+    middle one every 20 of those (``config.web.GC_THRESHOLDS``). A server process holds its sockets'
+    objects for as long as they are open (some 1,000 sockets a process at 1,000 games); the objects in
+    flight at each young collection (a message being built, a frame being sent) outlived it and piled up
+    in the old generation until a full collection walked all of them: 0.3–1.15 s each on the 2-core bench
+    machine, every socket of the process waiting. Rare young collections leave those objects time to be
+    freed first (docs/operations.md "Garbage collection").
     Returns the count of objects frozen."""
     get_resolver().url_patterns  # noqa: B018 - the property imports every routed module (the sockets' are)
     gc.collect()

@@ -5,13 +5,11 @@ channels-redis publishes each group message on its own, under a lock its shard's
 PUBLISH until its reply is read: a process's messages go out one at a time, each waiting for its reply and
 then for a turn of an event loop that serves every socket of the process. At 1,000 paced games (about 80
 messages a second a process) that queue reached 0.4–1 s after any pause of the loop (bench/README.md).
-:meth:`PubSubLayer.group_send_many` sends a list of messages as one pipeline per shard, under the same
-lock: the replies of all of them in one round trip, in the list's order.
+:meth:`PubSubLayer.group_send_many` sends a list of messages as one pipeline, under the same lock: the
+replies of all of them in one round trip, in the list's order.
 """
 
 from __future__ import annotations
-
-import asyncio
 
 from channels_redis.pubsub import RedisPubSubChannelLayer
 
@@ -22,22 +20,20 @@ class PubSubLayer(RedisPubSubChannelLayer):
     shard's ``_lock``, ``_ensure_redis`` and ``_redis``); ``tests/test_channel_layer.py`` checks them."""
 
     async def group_send_many(self, messages: list[tuple[str, dict]]) -> None:
-        """PUBLISH every ``(group, message)``: one pipeline per shard (one, unless several Redis hosts),
-        sent under the shard's lock, so the messages reach Redis in the list's order and after anything the
-        shard published before. Raises what Redis raises (a shard's failure leaves the others sent)."""
-        if not messages:
-            return
+        """PUBLISH every ``(group, message)`` in the list's order: each run of messages for the same shard
+        as one pipeline, sent under the shard's lock, one run after another (with one Redis host, the
+        default, the whole list is one pipeline: one round trip). Raises what Redis raises; the runs
+        after a failed one are not sent."""
         layer = self._get_layer()
-        by_shard: dict = {}
+        runs: list[tuple[object, list[tuple[str, bytes]]]] = []
         for group, message in messages:
             channel = layer._get_group_channel_name(group)
             shard = layer._get_shard(channel)
-            by_shard.setdefault(shard, []).append((channel, self.serialize(message)))
-        results = await asyncio.gather(*(_publish_all(shard, items) for shard, items in by_shard.items()),
-                                       return_exceptions=True)
-        for result in results:
-            if isinstance(result, BaseException):
-                raise result
+            if not runs or runs[-1][0] is not shard:
+                runs.append((shard, []))
+            runs[-1][1].append((channel, self.serialize(message)))
+        for shard, items in runs:
+            await _publish_all(shard, items)
 
 
 async def _publish_all(shard, items: list[tuple[str, bytes]]) -> None:

@@ -94,22 +94,28 @@ class _Outbox:
     def put(self, build) -> None:
         """On the loop: queue ``build``; start the sending task unless it runs."""
         self.builds.append(build)
-        if self.task is None:
+        if self.task is None or self.task.done():  # done: cancelled before it ever ran
             self.task = self.loop.create_task(self._drain())
 
     async def _drain(self) -> None:
         try:
             while self.builds:
-                builds, self.builds = self.builds, []
+                builds, self.builds = self.builds[:MAX_BATCH], self.builds[MAX_BATCH:]
                 batches = []
                 for build in builds:
                     try:
                         batches.append([(g, m) for g, m in build() if g])
                     except Exception:
                         log.exception("building a broadcast failed")
-                await _send_batches([b for b in batches if b])
+                try:
+                    await _send_batches([b for b in batches if b])
+                except Exception:  # noqa: BLE001 - logged; the next batches still go
+                    log.exception("sending %d broadcasts failed", len(batches))
         finally:
             self.task = None  # the loop emptied the list with no await since: the next put() starts a task
+
+
+MAX_BATCH = 500  # broadcasts sent in one batch at most (after a long pause, several batches)
 
 
 async def _send_batches(batches: list[list[tuple[str, dict]]]) -> None:
@@ -118,7 +124,7 @@ async def _send_batches(batches: list[list[tuple[str, dict]]]) -> None:
     if not batches:
         return
     layer = get_channel_layer()
-    many = getattr(layer, "group_send_many", None)
+    many = getattr(layer, "group_send_many", None) if layer is not None else None
     if many is None:
         for messages in batches:
             await _send_all(messages)

@@ -55,22 +55,58 @@ async def test_broadcasts_published_while_a_batch_is_sent_go_out_together_in_ord
     assert len(layer.calls) == 2
 
 
-async def test_a_broadcast_that_fails_to_build_is_logged_and_the_batch_goes_on(monkeypatch, caplog):
+async def _calls(layer, count: int) -> list:
+    for _ in range(500):
+        if len(layer.calls) >= count:
+            break
+        await asyncio.sleep(0.01)
+    return layer.calls
+
+
+async def test_a_broadcast_that_fails_to_build_is_logged_and_its_batch_goes_on(monkeypatch, caplog):
+    """A build that raises is logged and skipped; the broadcasts queued with it in the same batch go."""
     layer = _HeldManyLayer()
-    layer.release.set()
     monkeypatch.setattr(groups, "get_channel_layer", lambda: layer)
 
     def request_thread():
+        groups.publish(lambda: [("room-A", {"type": "room.update", "n": 0})])
+        assert layer.entered.wait(10)  # the first batch is being sent: the next two queue together
         groups.publish(lambda: 1 / 0)
-        groups.publish(lambda: [("room-A", {"type": "room.update"}), ("", {"type": "nobody"})])
+        groups.publish(lambda: [("room-A", {"type": "room.update", "n": 1}), ("", {"type": "nobody"})])
 
     await sync_to_async(request_thread, thread_sensitive=False)()
-    for _ in range(500):
-        if layer.calls:
+    layer.release.set()
+    assert await _calls(layer, 2) == [[("room-A", {"type": "room.update", "n": 0})],
+                                      [("room-A", {"type": "room.update", "n": 1})]]
+    assert "building a broadcast failed" in caplog.text
+
+
+async def test_a_failed_batch_is_logged_and_a_broadcast_after_it_goes(monkeypatch, caplog):
+    """A batch the layer refuses is logged; the sending task ends once nothing is queued, and the next
+    broadcast starts a new one."""
+    layer = _HeldManyLayer()
+    layer.release.set()
+    failures = [RuntimeError("redis down")]
+
+    async def many(messages):
+        layer.calls.append(list(messages))
+        if failures:
+            raise failures.pop()
+
+    layer.group_send_many = many
+    monkeypatch.setattr(groups, "get_channel_layer", lambda: layer)
+    await sync_to_async(lambda: groups.group_send("room-A", {"type": "room.update", "n": 0}),
+                        thread_sensitive=False)()
+    assert len(await _calls(layer, 1)) == 1
+    for _ in range(500):  # the task ends once the list is empty
+        if groups._OUTBOX[0].task is None:
             break
         await asyncio.sleep(0.01)
-    assert layer.calls == [[("room-A", {"type": "room.update"})]]
-    assert "building a broadcast failed" in caplog.text
+    assert groups._OUTBOX[0].task is None
+    await sync_to_async(lambda: groups.group_send("room-A", {"type": "room.update", "n": 1}),
+                        thread_sensitive=False)()
+    assert [[m["n"] for _g, m in call] for call in await _calls(layer, 2)] == [[0], [1]]
+    assert "redis down" in caplog.text
 
 
 @pytest.mark.redis

@@ -74,9 +74,9 @@ def test_a_broadcast_nobody_watches_has_no_spectators_share(monkeypatch):
                                      "channels_redis.pubsub.RedisPubSubChannelLayer",
                                      "config.channel_layer.PubSubLayer"])
 async def test_messages_handed_to_the_loop_arrive_in_the_order_they_were_sent(backend, settings, fresh_channel_layer):
-    """Sent from a request's thread, each message goes out from a task on the server's loop: one after
-    another, so a message never overtakes one sent before it, to the same group or another (a user's
-    ``revoked`` close before the room message that unseats them). The list layer's ``group_send`` takes
+    """Sent from a request's thread, each message goes out from the server's loop in the order it was
+    published (``config.groups``' batches): a message never overtakes one sent before it, to the same
+    group or another (a user's ``revoked`` close before the room message that unseats them). The list layer's ``group_send`` takes
     several Redis round trips: concurrent tasks reordered 44-64 of 300 messages there."""
     from channels.layers import channel_layers, get_channel_layer
 

@@ -87,8 +87,8 @@ def _dropped(page, seat: int) -> None:
 
 def _ban_through_the_servers_layer(settings, user) -> None:
     """Ban ``user``: its sockets on the live server close (4409) through the server's own channel layer
-    (channels-redis pub/sub on REDIS_URL, as config.settings.base sets it), not the tests' layer."""
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+    (the pub/sub layer on REDIS_URL, as config.settings.base sets it), not the tests' layer."""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "config.channel_layer.PubSubLayer",
                                            "CONFIG": {"hosts": [os.environ["REDIS_URL"]]}}}
     channel_layers.backends.clear()
     moderator = UserFactory(display_name="Mod", is_staff=True)
