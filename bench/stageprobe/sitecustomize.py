@@ -17,8 +17,8 @@ clock for every process of the machine):
 - ``stall`` (``PROBE_WATCHDOG=1``): the loop thread's stack when its loop has not turned for 100 ms. It
   samples only when the GIL is free, and slows the process a lot: for a look, not for figures.
 
-``PROBE_SWITCH=S`` sets ``sys.setswitchinterval(S)`` and ``PROBE_GC=a,b,c`` ``gc.set_threshold`` in the
-web workers. ``bench/stageprobe/report.py DIR [SECONDS]`` summarises a run.
+``PROBE_SWITCH=S`` sets ``sys.setswitchinterval(S)``, ``PROBE_GC=a,b,c`` ``gc.set_threshold`` and
+``PROBE_THREADS=N`` the socket threads a process (``config.asyncdb.SOCKET_DB_THREADS``) in the web workers. ``bench/stageprobe/report.py DIR [SECONDS]`` summarises a run.
 """
 import contextvars
 import gc
@@ -68,6 +68,8 @@ def _gc_cb(phase, info):
 
 
 def patch_asyncdb(mod):
+    if os.environ.get("PROBE_THREADS"):
+        mod.SOCKET_DB_THREADS = int(os.environ["PROBE_THREADS"])
     orig = mod.db_call
 
     def db_call(func):
