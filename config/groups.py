@@ -119,8 +119,9 @@ MAX_BATCH = 500  # broadcasts sent in one batch at most (after a long pause, sev
 
 
 async def _send_batches(batches: list[list[tuple[str, dict]]]) -> None:
-    """Every batch's messages, in order: in one ``group_send_many`` call where the layer has one, else one
-    batch after another. Errors are logged, never raised."""
+    """Every batch's messages, in order: in one ``group_send_many`` call where the layer has one (raises
+    what it raises: the callers log it), else one batch after another (:func:`_send_all`: a failed group
+    is logged)."""
     if not batches:
         return
     layer = get_channel_layer()
@@ -129,11 +130,7 @@ async def _send_batches(batches: list[list[tuple[str, dict]]]) -> None:
         for messages in batches:
             await _send_all(messages)
         return
-    messages = [gm for batch in batches for gm in batch]
-    try:
-        await many(messages)
-    except Exception as exc:  # noqa: BLE001 - logged; the database is the truth
-        log.error("group_send of %d messages failed: %r", len(messages), exc)
+    await many([gm for batch in batches for gm in batch])
 
 
 _OUTBOX: list = [None]  # the current loop's _Outbox

@@ -25,6 +25,15 @@ class _HeldManyLayer:
         await self.release.wait()
 
 
+async def _calls(layer, count: int) -> list:
+    """The layer's calls once there are ``count`` of them (at most 5 s)."""
+    for _ in range(500):
+        if len(layer.calls) >= count:
+            break
+        await asyncio.sleep(0.01)
+    return layer.calls
+
+
 async def test_broadcasts_published_while_a_batch_is_sent_go_out_together_in_order(monkeypatch):
     """While one batch waits for Redis, the broadcasts published meanwhile queue; the next batch is all of
     them, in the order they were published (one round trip for four broadcasts, not four)."""
@@ -43,24 +52,12 @@ async def test_broadcasts_published_while_a_batch_is_sent_go_out_together_in_ord
     await asyncio.sleep(0.05)  # the loop runs what the thread handed over; the first batch still holds
     assert [[m["n"] for _g, m in call] for call in layer.calls] == [[0]]
     layer.release.set()
-    for _ in range(500):
-        if len(layer.calls) == 2:
-            break
-        await asyncio.sleep(0.01)
-    assert layer.calls[1] == [("room-A", {"type": "room.update", "n": 1}), ("user-7", {"type": "user.notice", "n": 1}),
+    assert (await _calls(layer, 2))[1] == [("room-A", {"type": "room.update", "n": 1}), ("user-7", {"type": "user.notice", "n": 1}),
                               ("room-A", {"type": "room.update", "n": 2}), ("user-7", {"type": "user.notice", "n": 2}),
                               ("room-A", {"type": "room.update", "n": 3}), ("user-7", {"type": "user.notice", "n": 3}),
                               ("room-B", {"type": "room.update", "n": 4})]
     await asyncio.sleep(0.05)
     assert len(layer.calls) == 2
-
-
-async def _calls(layer, count: int) -> list:
-    for _ in range(500):
-        if len(layer.calls) >= count:
-            break
-        await asyncio.sleep(0.01)
-    return layer.calls
 
 
 async def test_a_broadcast_that_fails_to_build_is_logged_and_its_batch_goes_on(monkeypatch, caplog):

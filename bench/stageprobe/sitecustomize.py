@@ -201,12 +201,7 @@ async def _lag_task():
 
 
 def patch_consumers(mod):
-    cls = mod.RoomConsumer if hasattr(mod, "RoomConsumer") else None
-    if cls is None:
-        for v in vars(mod).values():
-            if isinstance(v, type) and hasattr(v, "game_update") and hasattr(v, "receive_json"):
-                cls = v
-                break
+    cls = mod.RoomConsumer
     orig_recv = cls.receive_json
     orig_update = cls.game_update
 
