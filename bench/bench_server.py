@@ -828,9 +828,12 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
         marks["res_stop"], marks["stop"] = procstats.snapshot(roles), time.perf_counter()
 
     def on_go() -> None:
-        # The load generator's own heap (every seat's client and socket) out of its full collections' reach,
-        # as a web process's (config.asgi.settle_heap): they paused it 0.5-1.1 s, counted in every latency.
+        # The load generator's own heap (every seat's client and socket) out of its collections' reach, and
+        # no collection until the seats stop: the clients stand for 3,000 devices, but one process's pause
+        # (full collections 0.5-1.1 s; with rare young ones, 60-190 ms every ~12 s) was counted in the
+        # latency of every action in flight. Its cyclic garbage waits for the end of the phase.
         gc.freeze()
+        gc.disable()
         marks["go"] = time.perf_counter()
         marks["client_go"] = time.process_time()
         marks["load_go"] = os.getloadavg()[0]
@@ -849,7 +852,10 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
                           args.rules if game == MIXED else args.rules[game], args.ramp,
                           think=think, play_seconds=phase_seconds(args, think), rematch=not args.single_game,
                           on_go=on_go, actions=via, start_spread=args.start_spread)
-        phase = _run(coro)
+        try:
+            phase = _run(coro)
+        finally:
+            gc.enable()
     wall = time.perf_counter() - wall0
     per0 = marks.get("per_process_go", {})
     used = {pid: t - per0.get(pid, 0.0) for pid, t in web_cpu_by_process(stack).items()}
