@@ -34,7 +34,7 @@ DIR = os.environ.get("PROBE_DIR")
 now = time.monotonic
 REC = contextvars.ContextVar("probe_rec", default=None)
 _out: list = []
-_out_lock = threading.Lock()
+_out_lock = threading.RLock()  # a collection's callback may emit while this thread holds it
 
 
 def emit(rec):
@@ -55,16 +55,36 @@ def _dumper():
                     f.write(json.dumps(r) + "\n")
 
 
-_gc_start = [0.0]
+_gc_start = [0.0, 0.0]  # wall (monotonic) and this thread's CPU time at a collection's start
+_gc_seen = [0]
+GARBAGE_EVERY = int(os.environ.get("PROBE_GARBAGE") or 0)  # every Nth collection: what it freed, by type
 
 
 def _gc_cb(phase, info):
     if phase == "start":
-        _gc_start[0] = now()
+        _gc_seen[0] += 1
+        if GARBAGE_EVERY and _gc_seen[0] % GARBAGE_EVERY == 0:
+            gc.set_debug(gc.DEBUG_SAVEALL)  # this collection keeps what it finds in gc.garbage
+        _gc_start[0], _gc_start[1] = now(), time.thread_time()
     else:
         d = now() - _gc_start[0]
         if info.get("generation", 0) >= 1 or d > 0.005:
-            emit({"k": "gc", "t": _gc_start[0], "gen": info.get("generation"), "dur": d})
+            emit({"k": "gc", "t": _gc_start[0], "gen": info.get("generation"), "dur": d,
+                  "cpu": time.thread_time() - _gc_start[1], "collected": info.get("collected")})
+        if gc.get_debug() & gc.DEBUG_SAVEALL:
+            gc.set_debug(0)
+            kinds = {}
+            for o in gc.garbage:
+                t = type(o)
+                name = f"{t.__module__}.{t.__qualname__}"
+                if t is type(_gc_cb) or t.__name__ in ("frame", "coroutine", "cell"):
+                    code = getattr(o, "__code__", None) or getattr(o, "f_code", None) or getattr(o, "cr_code", None)
+                    if code is not None:
+                        name += f":{code.co_filename.rsplit('/', 2)[-2:]}:{code.co_name}"
+                kinds[name] = kinds.get(name, 0) + 1
+            gc.garbage.clear()
+            emit({"k": "garbage", "t": _gc_start[0], "gen": info.get("generation"), "n": sum(kinds.values()),
+                  "kinds": sorted(kinds.items(), key=lambda kv: -kv[1])[:40]})
 
 
 def patch_asyncdb(mod):
