@@ -12,7 +12,11 @@ clock for every process of the machine):
 - ``snd``: the batch that carried that action's ``game.update`` (``t0``): ``s0``/``s1`` sent to Redis;
 - ``dlv``: a socket's handler of that ``game.update``: ``d`` started, ``e`` frame handed to the socket;
 - ``lag``: the event loop woke ``late`` s after a 20 ms sleep (only > 5 ms);
-- ``gc``: a collection of generation ``gen`` that took ``dur`` s (generation 0: only > 5 ms);
+- ``gc``: a collection of generation ``gen`` that took ``dur`` s of wall time and ``cpu`` s of its thread's
+  CPU time, and freed ``collected`` objects (generation 0: only > 5 ms);
+- ``garbage`` (``PROBE_GARBAGE=N``): what every Nth collection found unreachable (``n`` objects; ``kinds``:
+  the 40 commonest types, functions and coroutines with their code's file and name), kept for the count
+  by ``gc.DEBUG_SAVEALL`` and then let go; the collections after it see those objects again;
 - ``db``: any other socket database call (``f``), with ``t0``..``t3`` as above;
 - ``stall`` (``PROBE_WATCHDOG=1``): the loop thread's stack when its loop has not turned for 100 ms. It
   samples only when the GIL is free, and slows the process a lot: for a look, not for figures.
