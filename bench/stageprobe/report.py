@@ -57,7 +57,7 @@ for t0, a in acts.items():
     if t0 < lo or "t1" not in a:
         continue
     row = {"queue": a["t1"] - t0, "thread": a["t2"] - a["t1"], "pool": a.get("pw", 0.0), "resume": a["t3"] - a["t2"]}
-    if "pub" in a and "b0" in a:
+    if "pub" in a and "b0" in a and "b1" in a:  # b1 is missing when the build was still running at the end
         row["hop"] = a["b0"] - a["pub"]
         row["build"] = a["b1"] - a["b0"]
         s = snds.get(t0)
