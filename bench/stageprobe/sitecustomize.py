@@ -15,8 +15,9 @@ clock for every process of the machine):
 - ``gc``: a collection of generation ``gen`` that took ``dur`` s of wall time and ``cpu`` s of its thread's
   CPU time, and freed ``collected`` objects (generation 0: only > 5 ms);
 - ``garbage`` (``PROBE_GARBAGE=N``): what every Nth collection found unreachable (``n`` objects; ``kinds``:
-  the 40 commonest types, functions and coroutines with their code's file and name), kept for the count
-  by ``gc.DEBUG_SAVEALL`` and then let go; the collections after it see those objects again;
+  the 40 commonest types, functions and coroutines with their code's file and name; ``holders``: the
+  40 commonest "type -> list|dict|tuple" links from a garbage object to a plain container), kept for the
+  count by ``gc.DEBUG_SAVEALL`` and then let go; the collections after it see those objects again;
 - ``db``: any other socket database call (``f``), with ``t0``..``t3`` as above;
 - ``stall`` (``PROBE_WATCHDOG=1``): the loop thread's stack when its loop has not turned for 100 ms. It
   samples only when the GIL is free, and slows the process a lot: for a look, not for figures.
@@ -86,9 +87,20 @@ def _gc_cb(phase, info):
                     if code is not None:
                         name += f":{code.co_filename.rsplit('/', 2)[-2:]}:{code.co_name}"
                 kinds[name] = kinds.get(name, 0) + 1
+            holders = {}  # "holder type -> list|dict|tuple": who, in the garbage, holds its plain containers
+            plain = (list, dict, tuple)
+            for o in gc.garbage:
+                if type(o) in plain:
+                    continue
+                owner = f"{type(o).__module__}.{type(o).__qualname__}"
+                for r in gc.get_referents(o):
+                    if type(r) in plain:
+                        key = f"{owner} -> {type(r).__name__}"
+                        holders[key] = holders.get(key, 0) + 1
             gc.garbage.clear()
             emit({"k": "garbage", "t": _gc_start[0], "gen": info.get("generation"), "n": sum(kinds.values()),
-                  "kinds": sorted(kinds.items(), key=lambda kv: -kv[1])[:40]})
+                  "kinds": sorted(kinds.items(), key=lambda kv: -kv[1])[:40],
+                  "holders": sorted(holders.items(), key=lambda kv: -kv[1])[:40]})
 
 
 def patch_asyncdb(mod):
