@@ -98,6 +98,7 @@ from scripts.serve import Supervisor, celery_environment  # noqa: E402 - after t
 GAMES = ("chinchirorin", "chinchon")
 MIXED = "mixed"  # one phase whose rooms alternate the two games
 ACTION_PATH = re.compile(r"/api/games/(\d+)/actions$")
+REQUEST_PATH = re.compile(r"/(games|rooms)/[^/]+")  # a request's path with its game id or room code
 
 
 def log(msg: str) -> None:
@@ -408,6 +409,7 @@ class Recorder:
     does not compete with the server for the CPU during the measured window."""
 
     refused: collections.Counter = field(default_factory=collections.Counter)  # 4xx code -> count
+    requests: list[tuple[float, str]] = field(default_factory=list)  # every HTTP request: t, "METHOD /path"
     via: str = "rest"  # how the phase's seats send their actions: rest (POST) or socket
     last_answer: float = 0.0  # when the last applied action's POST was answered (socket: sent), in any game
     _raw_posts: list[tuple[int, float, float, str, bytes]] = field(default_factory=list)  # game, t0, t1, type, body
@@ -504,6 +506,11 @@ def install_timing() -> None:
     from rooms import demo_client
 
     class TimedAsyncClient(httpx.AsyncClient):
+        async def request(self, method, url, *a, **kw):
+            path = REQUEST_PATH.sub(r"/\1/{id}", httpx.URL(str(url)).path)  # ids and room codes as {id}
+            REC.requests.append((time.perf_counter(), method + " " + path))
+            return await super().request(method, url, *a, **kw)
+
         async def post(self, url, *a, **kw):
             m = ACTION_PATH.search(str(url))
             if not m:
@@ -899,6 +906,8 @@ def run_phase(servers: list[str], stack: Stack, game: str, n: int, args, think: 
         "rate": len(posts) / span if posts else 0.0, "latency": summarize(lat),
         "latency_settled": summarize(settled_lat), "settled_from": settle_after, "http": summarize(http),
         "missed": missed, "refused": dict(REC.refused), "server_cpu": server_cpu,
+        "requests_in_play": dict(collections.Counter(k for t, k in REC.requests
+                                                     if t >= marks.get("go", wall0) and t <= marks.get("stop", time.perf_counter()))),
         "client_loop_lag": summarize(phase.get("lag", [])),
         "client_cpu": time.process_time() - marks.get("client_go", client0),
         "load": (marks.get("load_go", load0), os.getloadavg()[0]),
@@ -1326,7 +1335,8 @@ def main(argv=None) -> int:
                   f"actions per finished game min/median/max {spread}; server seq total {p['server_seq_total']}; "
                   f"refused {p['refused'] or 'none'}; answer p50/p99 {ms(p['http']['p50'])}/{ms(p['http']['p99'])} ms; "
                   f"client CPU {p['client_cpu']:.1f} s, server (uvicorn) CPU {p['server_cpu']:.1f} s in {p['wall']:.1f} s; "
-                  f"busiest web process {p['busiest_worker_share']:.0%} of the web CPU from the start")
+                  f"busiest web process {p['busiest_worker_share']:.0%} of the web CPU from the start; "
+                  f"the clients' HTTP requests during play {p.get('requests_in_play') or 'none'}")
     for p in phases:
         if p.get("resources"):
             print()

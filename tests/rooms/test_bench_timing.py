@@ -26,3 +26,26 @@ def test_the_timed_demo_client_still_builds_its_retrying_api_client(monkeypatch)
 
     client_type = asyncio.run(build())
     assert client_type.__name__ == "TimedAsyncClient" and issubclass(client_type, httpx.AsyncClient)
+
+
+def test_the_timed_demo_client_counts_every_request_by_its_path_shape(monkeypatch):
+    """What the bench prints as the clients' HTTP requests during play: method and path, a game id or room
+    code as ``{id}``, one entry a request."""
+    for name in ("httpx", "_socket_reader", "send_action"):
+        monkeypatch.setattr(demo_client, name, getattr(demo_client, name))
+    spec = importlib.util.spec_from_file_location("bench_server_requests", ROOT / "bench" / "bench_server.py")
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, bench)
+    spec.loader.exec_module(bench)
+    bench.install_timing()
+    answer = httpx.MockTransport(lambda request: httpx.Response(201, json={}))
+
+    async def play() -> None:
+        async with demo_client.httpx.AsyncClient(base_url="http://api.test", transport=answer) as http:
+            await http.get("/api/games/123")
+            await http.post("/api/rooms/K7QX2M/rematch")
+            await http.get("/api/games/9")
+
+    asyncio.run(play())
+    assert [k for _t, k in bench.REC.requests] == [
+        "GET /api/games/{id}", "POST /api/rooms/{id}/rematch", "GET /api/games/{id}"]
