@@ -110,9 +110,9 @@ def settle_heap() -> int:
     middle one every 20 of those (``config.web.GC_THRESHOLDS``). A server process holds its sockets'
     objects for as long as they are open (some 1,000 sockets a process at 1,000 games); the objects in
     flight at each young collection (a message being built, a frame being sent) outlived it and piled up
-    in the old generation until a full collection walked all of them: 0.3–1.15 s each on the 2-core bench
-    machine, every socket of the process waiting. Rare young collections leave those objects time to be
-    freed first (docs/operations.md "Garbage collection").
+    in the old generation until a full collection walked all of them, every socket of the process
+    waiting. Rare young collections leave those objects time to be freed first (docs/operations.md
+    "Garbage collection"; figures: bench/README.md "1,000 games").
     Returns the count of objects frozen."""
     get_resolver().url_patterns  # noqa: B018 - the property imports every routed module (the sockets' are)
     gc.collect()

@@ -3,8 +3,8 @@ that publishes many group messages in one Redis round trip.
 
 channels-redis publishes each group message on its own, under a lock its shard's connection holds from the
 PUBLISH until its reply is read: a process's messages go out one at a time, each waiting for its reply and
-then for a turn of an event loop that serves every socket of the process. At 1,000 paced games (about 80
-messages a second a process) that queue reached 0.4–1 s after any pause of the loop (bench/README.md).
+then for a turn of an event loop that serves every socket of the process, so any pause of the loop left
+a queue behind it (bench/README.md "1,000 games").
 :meth:`PubSubLayer.group_send_many` sends a list of messages as one pipeline, under the same lock: the
 replies of all of them in one round trip, in the list's order.
 """

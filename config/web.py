@@ -14,9 +14,7 @@ others). The server's idle time must outlast the clients' and the balancer's.
 Two processes a core, not one: a process's event loop (every socket's frames) and its socket threads
 (the database work of every action) take turns at one GIL, and with ~1,800 sockets a process the loop
 waited behind the threads; spread over more processes, the operating system shares the cores among them
-instead. At 1,000 paced games on 2 cores, the p99 from an action to every seat's socket was 335–397 ms
-with 2 processes, 275 ms with 3 and 248 ms with 4, for about 200 MB more memory a process
-(bench/README.md "1,000 games").
+instead, for some memory more a process (figures: bench/README.md "1,000 games").
 
 A WebSocket message over ``WS_MAX_BYTES`` (1 MiB; uvicorn's own default is 16 MiB) closes its connection
 with 1009 before it is read whole; the room consumer answers one over ``MAX_BODY_BYTES`` (64 KiB, a REST
