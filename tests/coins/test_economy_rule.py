@@ -22,15 +22,18 @@ from tests.games.factories import GameFactory, cpu, human
 pytestmark = pytest.mark.django_db
 
 
-def _seed_seven() -> bytes:
-    return bytes([7]) * rngmod.SEED_BYTES
+def fixed_deal():
+    """Within: every game dealt deals the same cards. With random deals a game now and then ended (a
+    chinchón, or an alt out first) before the seats had made the decisions a test counts on (CI,
+    2026-12-04)."""
+    return mock.patch.object(rngmod, "new_seed", lambda: bytes([7]) * rngmod.SEED_BYTES)
 
 
 @pytest.fixture(autouse=True)
-def one_deal(monkeypatch):
-    """Every game here deals the same cards. With random deals a game now and then ended (a chinchón)
-    before a seat had made the decisions a test counts on (CI, 2026-12-04: ``awaiting()`` was empty)."""
-    monkeypatch.setattr(rngmod, "new_seed", _seed_seven)
+def one_deal():
+    """Every game of this module: :func:`fixed_deal`."""
+    with fixed_deal():
+        yield
 
 
 def balance(user) -> int:
@@ -51,10 +54,9 @@ def own_decisions(game_id: int, seat: int) -> int:
 def cheat_game(host, alts, *, decisions: int, stake: int = 100) -> Game:
     """A 4-seat Chinchón game at ``stake``: the alts make ``decisions`` decisions of their own each (the
     host plays on its turns meanwhile), then resign one after the other; the host is left alone and wins.
-    Its deals are always the same (:func:`one_deal`'s, in the other modules that play it too: with random
-    deals an alt now and then went out first, CI 2026-12-04)."""
+    Dealt by :func:`fixed_deal`, in the other modules that play it too."""
     users = dict(enumerate([host, *alts]))
-    with mock.patch.object(rngmod, "new_seed", _seed_seven):
+    with fixed_deal():
         game = GameFactory(game="chinchon", rules={"stake": stake}, seats=[human(u) for u in users.values()])
         resigned: set[int] = set()
         while Game.objects.get(pk=game.pk).status == Game.PLAYING:
