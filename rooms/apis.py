@@ -204,4 +204,5 @@ class MyRoomsApi(APIView):
     @extend_schema(responses={200: RoomSerializer(many=True)}, operation_id="me_rooms")
     def get(self, request):
         rooms = selectors.rooms_for_user(request.user)
-        return Response(RoomSerializer(rooms, many=True, context={"base_url": request_base_url(request)}).data)
+        base_url = request_base_url(request)
+        return Response([room_data(room, base_url=base_url) for room in rooms])

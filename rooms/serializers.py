@@ -1,6 +1,8 @@
 """Serializers of the Rooms API: the ``room`` and chat ``message`` shapes (API.md "Rooms", "WebSocket")
 and the request bodies. Numbers and booleans are strict: ``"4"`` is not a seat count, ``1`` is not true."""
 
+import contextvars
+
 from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
@@ -407,13 +409,36 @@ class GamesCatalogueSerializer(serializers.Serializer):
     room_settings = RoomSwitchSerializer(many=True)
 
 
+_ROOM_CONTEXT: contextvars.ContextVar[dict] = contextvars.ContextVar("room_data_context")
+
+
+class _SharedRoomSerializer(RoomSerializer):
+    """The process's one RoomSerializer, as the seat and spectator lists above: its context is the
+    :func:`room_data` call's (this thread's or task's), so one instance serves every room at once. A
+    serializer made for each room deep-copied its fields and its host's UserSerializer, and left them in
+    reference cycles for the garbage collector (bench/README.md "1,000 games, a third look")."""
+
+    @property
+    def context(self) -> dict:
+        return _ROOM_CONTEXT.get()
+
+
+_ROOM = _SharedRoomSerializer()
+for _field in _ROOM.fields.values():
+    getattr(_field, "fields", None)  # the host's UserSerializer's fields, bound now too
+
+
 def room_data(room: Room, seats: list | None = None, *, base_url: str | None = None) -> dict:
     """The ``room`` shape of ``room`` (reads its seats, unless ``seats``, the room's seat rows with their
     users, are given; prefetch them for lists); ``base_url``: see :func:`invite_url`."""
     context = {"base_url": base_url}
     if seats is not None:
         context["seats"] = seats
-    return RoomSerializer(room, context=context).data
+    token = _ROOM_CONTEXT.set(context)
+    try:
+        return _ROOM.to_representation(room)
+    finally:
+        _ROOM_CONTEXT.reset(token)
 
 
 def message_data(message: ChatMessage, names: dict | None = None) -> dict:

@@ -179,10 +179,11 @@ def test_a_join_and_a_seat_change_broadcast_the_room_without_a_query_after_commi
     assert sent["host"]["display_name"] == "Ann"
 
 
-def test_a_room_message_makes_no_seat_or_spectator_serializer(monkeypatch):
-    """The seats and spectators of a ``room`` message come from one list serializer each for the process:
-    making a serializer deep-copies its fields (every field built again), which was most of a room
-    message's cost. The shape is the one those serializers give."""
+def test_a_room_message_makes_no_serializer(monkeypatch):
+    """The room, its seats and its spectators come from one serializer each for the process: making a
+    serializer deep-copies its fields (every field built again), which was most of a room message's cost,
+    and leaves them in reference cycles for the garbage collector. The shape is the one those serializers
+    give."""
     from rest_framework import serializers as drf
 
     from rooms import selectors
@@ -205,7 +206,7 @@ def test_a_room_message_makes_no_seat_or_spectator_serializer(monkeypatch):
     monkeypatch.setattr(drf.Serializer, "__init__", counting_init)
     data = room_data(room)
     assert "SeatSerializer" not in made and "SpectatorSerializer" not in made
-    assert made == ["RoomSerializer", "UserSerializer"]  # the room's own (its context: base_url, seats) and its host
+    assert made == []  # the process's one RoomSerializer, its context the call's
     assert [s["index"] for s in data["seats"]] == [0, 1, 2]
     assert data["seats"][0]["user"] == {"id": host.pk, "username": host.username, "display_name": "Ann",
                                         "is_guest": host.is_guest}
@@ -213,3 +214,44 @@ def test_a_room_message_makes_no_seat_or_spectator_serializer(monkeypatch):
     assert [dict(s, user=dict(s["user"]) if s["user"] else None) for s in data["seats"]] == [
         dict(s, user=dict(s["user"]) if s["user"] else None) for s in expected]
     assert data["spectators"] == []
+
+
+def test_room_shapes_built_at_once_in_two_threads_each_read_their_own_context(monkeypatch):
+    """The process's one RoomSerializer reads the context of the ``room_data`` call in progress in its own
+    thread: two threads inside it at once (held together at the invite link, read before the seats) each
+    get their own link and seats."""
+    import threading
+
+    from rooms import selectors
+    from rooms import serializers as room_serializers
+
+    host, other = UserFactory(display_name="Ann"), UserFactory(display_name="Bob")
+    room = services.room_create(user=host, game="chinchirorin", seats=3)
+    services.room_join(code=room.code, user=other)
+    room = selectors.rooms_with_seats().get(pk=room.pk)
+    room.spectators_allowed = False  # no spectator query: the threads touch no database
+    seats = sorted(room.seats.all(), key=lambda s: s.index)
+    both_inside = threading.Barrier(2, timeout=30)
+    real_invite_url = room_serializers.invite_url
+
+    def invite_url_when_both_are_inside(code, base_url=None):
+        both_inside.wait()
+        return real_invite_url(code, base_url)
+
+    monkeypatch.setattr(room_serializers, "invite_url", invite_url_when_both_are_inside)
+    shapes = {}
+
+    def build(base_url, seat_rows):
+        shapes[base_url] = room_serializers.room_data(room, seats=seat_rows, base_url=base_url)
+
+    threads = [threading.Thread(target=build, args=("https://a.example", seats)),
+               threading.Thread(target=build, args=("https://b.example", seats[:1]))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    a, b = shapes["https://a.example"], shapes["https://b.example"]
+    assert a["invite_url"] == f"https://a.example/join/{room.code}"
+    assert b["invite_url"] == f"https://b.example/join/{room.code}"
+    assert [s["index"] for s in a["seats"]] == [0, 1, 2]
+    assert [s["index"] for s in b["seats"]] == [0]
