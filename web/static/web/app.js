@@ -776,9 +776,11 @@ function renderRoomSettings(room) {
   return box;
 }
 
-// A rule's value in words: a choice's label, yes/no, numbers as they are.
+// A rule's value in words: the preset's name, a choice's label, yes/no, numbers as they are.
 function settingText(game, name, value) {
   const g = S.catalogue && S.catalogue.games.find((x) => x.id === game);
+  const preset = name === "preset" && g && g.presets.find((p) => p.id === value);
+  if (preset) return preset.name;
   const st = g && g.settings.find((s) => s.name === name);
   if (typeof value === "boolean") return value ? gettext("yes") : gettext("no");
   const choice = st && st.choices && st.choices.find((c) => JSON.stringify(c.value) === JSON.stringify(value));
@@ -787,6 +789,7 @@ function settingText(game, name, value) {
 }
 
 function settingLabel(game, name) {
+  if (name === "preset") return gettext("Rules");  // the creation form's word for it
   const g = S.catalogue && S.catalogue.games.find((x) => x.id === game);
   const st = g && g.settings.find((s) => s.name === name);
   return st ? st.label : name;
