@@ -10,7 +10,8 @@ What it does, in order (every process it starts is stopped on exit, also on Ctrl
    postgres, trust auth; dropped at the end unless ``--keep-db``), empties its own Redis database
    (``--redis``, default ``redis://127.0.0.1:6379/9``; emptied again at the end), migrates.
 2. Starts ``--servers`` uvicorn servers (default 1; ``--workers`` processes each, default two a core as
-   ``make run``; uvloop + httptools, no access log, idle keep-alive as ``python -m config.web``) on free loopback ports,
+   ``make run``; uvloop + httptools, no access log, idle keep-alive and socket compression as
+   ``python -m config.web``) on free loopback ports,
    ``--celery-workers`` Celery workers (``--celery-concurrency`` each) and Celery beat, all with
    ``config.settings.local``, ``DEBUG=false``, ``LOG_LEVEL=WARNING``, ``THROTTLE_GUEST`` and the room
    look-up throttles raised so guests can be made and rooms joined in bulk from one address and
@@ -92,7 +93,14 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench import procstats  # noqa: E402 - after the path is set
-from config.web import GC_THRESHOLDS, KEEPALIVE_SECONDS, WORKERS_PER_CORE, WS_MAX_BYTES, cores  # noqa: E402 - after the path is set
+from config.web import (  # noqa: E402 - after the path is set
+    GC_THRESHOLDS,
+    KEEPALIVE_SECONDS,
+    WORKERS_PER_CORE,
+    WS_MAX_BYTES,
+    cores,
+    ws_deflate,
+)
 from scripts.serve import Supervisor, celery_environment  # noqa: E402 - after the path is set
 
 GAMES = ("chinchirorin", "chinchon")
@@ -341,7 +349,8 @@ def start_stack(args, env: dict, logdir: Path) -> tuple[Stack, list[str]]:
                                     "--port", str(port), "--workers", str(args.workers), "--lifespan", "off",
                                     "--loop", "uvloop", "--http", "httptools", "--no-access-log",
                                     "--log-level", "warning", "--timeout-keep-alive", str(KEEPALIVE_SECONDS),
-                                    "--ws-max-size", str(WS_MAX_BYTES)])
+                                    "--ws-max-size", str(WS_MAX_BYTES),
+                                    "--ws-per-message-deflate", str(ws_deflate(env))])
             servers.append(f"http://127.0.0.1:{port}")
         celery_env = celery_environment(env)  # as ``make run`` and compose run them
         for i in range(args.celery_workers):

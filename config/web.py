@@ -16,6 +16,11 @@ Two processes a core, not one: a process's event loop (every socket's frames) an
 waited behind the threads; spread over more processes, the operating system shares the cores among them
 instead, for some memory more a process (figures: bench/README.md "1,000 games").
 
+Sockets are not compressed (no permessage-deflate; ``WEB_WS_DEFLATE=true`` offers it): a room's frames
+are small JSON views, and a compressed socket keeps a zlib compressor and decompressor for as long as it
+is open and runs every frame through them, on both sides. Socket.IO and Node's ``ws`` leave it off by default for the same reasons (figures:
+bench/README.md "1,000 games, a third look").
+
 A WebSocket message over ``WS_MAX_BYTES`` (1 MiB; uvicorn's own default is 16 MiB) closes its connection
 with 1009 before it is read whole; the room consumer answers one over ``MAX_BODY_BYTES`` (64 KiB, a REST
 body's limit) with a ``too_large`` error without parsing it. A guest's 14 MB frames held a web process's
@@ -30,6 +35,7 @@ CONFIG_DIR = Path(__file__).resolve().parent
 KEEPALIVE_SECONDS = 65  # longer than a load balancer's 60 s idle time (see the module docstring)
 WS_MAX_BYTES = 1024 * 1024  # a WebSocket message's hard limit (see the module docstring)
 WORKERS_PER_CORE = 2  # uvicorn processes a core (see the module docstring)
+WS_DEFLATE = False  # permessage-deflate on the sockets (see the module docstring)
 GC_THRESHOLDS = (50_000, 20, 10)  # a server process's gc.set_threshold (config.asgi.settle_heap says why)
 
 
@@ -54,6 +60,12 @@ def log_config(log_format: str) -> dict:
     return config
 
 
+def ws_deflate(environ: dict) -> bool:
+    """Whether the sockets offer permessage-deflate: ``WEB_WS_DEFLATE`` (true/false), else ``WS_DEFLATE``."""
+    value = environ.get("WEB_WS_DEFLATE", "").strip().lower()
+    return WS_DEFLATE if not value else value in ("1", "true", "yes", "on")
+
+
 def web_options(environ: dict) -> dict:
     """Keyword arguments of ``uvicorn.run`` from the environment (see the module docstring)."""
     workers = int(environ.get("WEB_CONCURRENCY") or 0) or WORKERS_PER_CORE * cores()
@@ -66,6 +78,7 @@ def web_options(environ: dict) -> dict:
         "access_log": environ.get("ACCESS_LOG", "true").lower() not in ("0", "false", "no", "off"),
         "timeout_keep_alive": int(environ.get("WEB_KEEPALIVE_SECONDS") or KEEPALIVE_SECONDS),
         "ws_max_size": WS_MAX_BYTES,
+        "ws_per_message_deflate": ws_deflate(environ),
         "proxy_headers": True,
         "forwarded_allow_ips": environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1"),
     }

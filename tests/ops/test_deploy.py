@@ -149,6 +149,9 @@ def test_web_server_size_and_logging():
     assert options["timeout_keep_alive"] == 65
     assert web.web_options({"WEB_KEEPALIVE_SECONDS": "120"})["timeout_keep_alive"] == 120
     assert options["ws_max_size"] == 1024 * 1024  # a socket message's hard limit (uvicorn's default: 16 MiB)
+    assert options["ws_per_message_deflate"] is False  # uvicorn's default compresses every socket
+    assert web.web_options({"WEB_WS_DEFLATE": "true"})["ws_per_message_deflate"] is True
+    assert web.web_options({"WEB_WS_DEFLATE": "false"})["ws_per_message_deflate"] is False
     plain = options["log_config"]
     assert plain["formatters"]["access"]["()"] == "uvicorn.logging.AccessFormatter"
     assert plain["handlers"]["access"]["filters"] == ["redact_tokens"]
