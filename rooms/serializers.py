@@ -123,11 +123,18 @@ class SpectatorSerializer(serializers.Serializer):
 # field's __init__ again, the nested UserSerializer's too), which was most of a room message's cost (a game
 # start, a rematch and every seat's socket opening or closing build one). Neither reads its context, so one
 # instance serves every room, every thread: its fields are bound once, here, and only read afterwards.
+def _bound(serializer: serializers.Serializer) -> serializers.Serializer:
+    """``serializer`` with its fields bound now, a nested serializer's own fields too: afterwards they
+    are only read, from any thread."""
+    for field in serializer.fields.values():
+        getattr(field, "fields", None)
+    return serializer
+
+
 _SEAT_LIST = SeatSerializer(many=True)
 _SPECTATOR_LIST = SpectatorSerializer(many=True)
 for _list in (_SEAT_LIST, _SPECTATOR_LIST):
-    for _field in _list.child.fields.values():
-        getattr(_field, "fields", None)  # a nested serializer's own fields, bound now too
+    _bound(_list.child)
 
 
 class RoomSerializer(serializers.Serializer):
@@ -413,19 +420,21 @@ _ROOM_CONTEXT: contextvars.ContextVar[dict] = contextvars.ContextVar("room_data_
 
 
 class _SharedRoomSerializer(RoomSerializer):
-    """The process's one RoomSerializer, as the seat and spectator lists above: its context is the
-    :func:`room_data` call's (this thread's or task's), so one instance serves every room at once. A
-    serializer made for each room deep-copied its fields and its host's UserSerializer, and left them in
-    reference cycles for the garbage collector (bench/README.md "1,000 games, a third look")."""
+    """The process's one RoomSerializer, as the seat and spectator lists above (its host's UserSerializer
+    included; bench/README.md "1,000 games, a third look"): its context, which DRF gives every field
+    through the root's ``_context``, is the :func:`room_data` call's (this thread's or task's), so one
+    instance serves every room at once; ``{}`` outside a call."""
 
     @property
-    def context(self) -> dict:
-        return _ROOM_CONTEXT.get()
+    def _context(self) -> dict:
+        return _ROOM_CONTEXT.get({})
+
+    @_context.setter
+    def _context(self, value: dict) -> None:  # BaseSerializer.__init__ sets it: the call's is read instead
+        pass
 
 
-_ROOM = _SharedRoomSerializer()
-for _field in _ROOM.fields.values():
-    getattr(_field, "fields", None)  # the host's UserSerializer's fields, bound now too
+_ROOM = _bound(_SharedRoomSerializer())
 
 
 def room_data(room: Room, seats: list | None = None, *, base_url: str | None = None) -> dict:
