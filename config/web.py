@@ -18,8 +18,8 @@ instead, for some memory more a process (figures: bench/README.md "1,000 games")
 
 Sockets are not compressed (no permessage-deflate; ``WEB_WS_DEFLATE=true`` offers it): a room's frames
 are small JSON views, and a compressed socket keeps a zlib compressor and decompressor for as long as it
-is open and runs every frame through them, on both sides. Socket.IO and Node's ``ws`` leave it off by default for the same reasons (figures:
-bench/README.md "1,000 games, a third look").
+is open and runs every frame through them, on both sides. Socket.IO and Node's ``ws`` leave it off by
+default for the same reasons (figures: bench/README.md "1,000 games, a third look").
 
 A WebSocket message over ``WS_MAX_BYTES`` (1 MiB; uvicorn's own default is 16 MiB) closes its connection
 with 1009 before it is read whole; the room consumer answers one over ``MAX_BODY_BYTES`` (64 KiB, a REST
@@ -61,9 +61,14 @@ def log_config(log_format: str) -> dict:
 
 
 def ws_deflate(environ: dict) -> bool:
-    """Whether the sockets offer permessage-deflate: ``WEB_WS_DEFLATE`` (true/false), else ``WS_DEFLATE``."""
+    """Whether the sockets offer permessage-deflate: ``WEB_WS_DEFLATE`` (true/false), else ``WS_DEFLATE``.
+    Raises ``ValueError`` for any other value."""
     value = environ.get("WEB_WS_DEFLATE", "").strip().lower()
-    return WS_DEFLATE if not value else value in ("1", "true", "yes", "on")
+    if not value:
+        return WS_DEFLATE
+    if value not in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+        raise ValueError(f"WEB_WS_DEFLATE must be true or false, not {value!r}")
+    return value in ("1", "true", "yes", "on")
 
 
 def web_options(environ: dict) -> dict:

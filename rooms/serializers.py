@@ -119,10 +119,6 @@ class SpectatorSerializer(serializers.Serializer):
     display_name = serializers.CharField(source="user.display_name")
 
 
-# One list serializer of each for the process: making a serializer deep-copies its declared fields (every
-# field's __init__ again, the nested UserSerializer's too), which was most of a room message's cost (a game
-# start, a rematch and every seat's socket opening or closing build one). Neither reads its context, so one
-# instance serves every room, every thread: its fields are bound once, here, and only read afterwards.
 def _bound(serializer: serializers.Serializer) -> serializers.Serializer:
     """``serializer`` with its fields bound now, a nested serializer's own fields too: afterwards they
     are only read, from any thread."""
@@ -131,6 +127,10 @@ def _bound(serializer: serializers.Serializer) -> serializers.Serializer:
     return serializer
 
 
+# One list serializer of each for the process: making a serializer deep-copies its declared fields (every
+# field's __init__ again, the nested UserSerializer's too), which was most of a room message's cost (a game
+# start, a rematch and every seat's socket opening or closing build one). Neither reads its context, so one
+# instance serves every room, every thread: its fields are bound once, here, and only read afterwards.
 _SEAT_LIST = SeatSerializer(many=True)
 _SPECTATOR_LIST = SpectatorSerializer(many=True)
 for _list in (_SEAT_LIST, _SPECTATOR_LIST):

@@ -152,6 +152,8 @@ def test_web_server_size_and_logging():
     assert options["ws_per_message_deflate"] is False  # uvicorn's default compresses every socket
     assert web.web_options({"WEB_WS_DEFLATE": "true"})["ws_per_message_deflate"] is True
     assert web.web_options({"WEB_WS_DEFLATE": "false"})["ws_per_message_deflate"] is False
+    with pytest.raises(ValueError, match="WEB_WS_DEFLATE"):
+        web.web_options({"WEB_WS_DEFLATE": "enabled"})
     plain = options["log_config"]
     assert plain["formatters"]["access"]["()"] == "uvicorn.logging.AccessFormatter"
     assert plain["handlers"]["access"]["filters"] == ["redact_tokens"]
