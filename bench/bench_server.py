@@ -97,9 +97,8 @@ from config.web import (  # noqa: E402 - after the path is set
     GC_THRESHOLDS,
     KEEPALIVE_SECONDS,
     WORKERS_PER_CORE,
-    WS_MAX_BYTES,
     cores,
-    ws_deflate,
+    socket_args,
 )
 from scripts.serve import Supervisor, celery_environment  # noqa: E402 - after the path is set
 
@@ -349,8 +348,7 @@ def start_stack(args, env: dict, logdir: Path) -> tuple[Stack, list[str]]:
                                     "--port", str(port), "--workers", str(args.workers), "--lifespan", "off",
                                     "--loop", "uvloop", "--http", "httptools", "--no-access-log",
                                     "--log-level", "warning", "--timeout-keep-alive", str(KEEPALIVE_SECONDS),
-                                    "--ws-max-size", str(WS_MAX_BYTES),
-                                    "--ws-per-message-deflate", str(ws_deflate(env))])
+                                    *socket_args(env)])
             servers.append(f"http://127.0.0.1:{port}")
         celery_env = celery_environment(env)  # as ``make run`` and compose run them
         for i in range(args.celery_workers):

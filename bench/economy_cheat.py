@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
-from config.web import WS_MAX_BYTES, ws_deflate  # noqa: E402 - the sockets as python -m config.web serves them
+from config.web import socket_args  # noqa: E402 - the sockets as python -m config.web serves them
 from games.bots.chinchon import choose  # noqa: E402  (a client-side policy: the CPU's, on the API view)
 
 MIN_DECISIONS = 6
@@ -85,8 +85,7 @@ class Service:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         for name, args in (
             ("server", [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
-                        "--port", str(self.port), "--log-level", "warning", "--ws-max-size", str(WS_MAX_BYTES),
-                        "--ws-per-message-deflate", str(ws_deflate(self.env))]),
+                        "--port", str(self.port), "--log-level", "warning", *socket_args(self.env)]),
             ("worker", [sys.executable, "-m", "celery", "-A", "config.celery_app", "worker", "-c", "1", "-l",
                         "warning", "--without-gossip", "--without-mingle"]),
         ):

@@ -71,6 +71,12 @@ def ws_deflate(environ: dict) -> bool:
     return value in ("1", "true", "yes", "on")
 
 
+def socket_args(environ: dict) -> list[str]:
+    """uvicorn's command-line options for the sockets as :func:`web_options` sets them (the message limit
+    and compression), for what starts ``uvicorn`` itself (the bench, the tests' live server)."""
+    return ["--ws-max-size", str(WS_MAX_BYTES), "--ws-per-message-deflate", str(ws_deflate(environ))]
+
+
 def web_options(environ: dict) -> dict:
     """Keyword arguments of ``uvicorn.run`` from the environment (see the module docstring)."""
     workers = int(environ.get("WEB_CONCURRENCY") or 0) or WORKERS_PER_CORE * cores()

@@ -14,7 +14,7 @@ from urllib.parse import quote
 import httpx
 from django.db import connection
 
-from config.web import WS_MAX_BYTES, ws_deflate
+from config.web import socket_args
 
 ROOT = Path(__file__).resolve().parents[1]
 START_SECONDS = 90
@@ -48,8 +48,7 @@ def live_stack(log_dir: Path, **env_extra: str):
     logs = {name: open(log_dir / f"{name}.log", "w") for name in ("server", "worker")}  # noqa: SIM115
     procs = [
         subprocess.Popen([sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", "127.0.0.1",
-                          "--port", str(port), "--log-level", "warning", "--ws-max-size", str(WS_MAX_BYTES),
-                          "--ws-per-message-deflate", str(ws_deflate(env))], cwd=ROOT, env=env,
+                          "--port", str(port), "--log-level", "warning", *socket_args(env)], cwd=ROOT, env=env,
                          stdout=logs["server"], stderr=subprocess.STDOUT),
         subprocess.Popen([sys.executable, "-m", "celery", "-A", "config.celery_app", "worker", "-c", "1",
                           "-l", "warning", "--without-gossip", "--without-mingle"], cwd=ROOT, env=env,

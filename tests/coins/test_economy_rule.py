@@ -24,8 +24,7 @@ pytestmark = pytest.mark.django_db
 
 def fixed_deal():
     """Within: every game dealt deals the same cards. With random deals a game now and then ended (a
-    chinchón, or an alt out first) before the seats had made the decisions a test counts on (CI,
-    2026-12-04)."""
+    chinchón, or an alt out first) before the seats had made the decisions a test counts on."""
     return mock.patch.object(rngmod, "new_seed", lambda: bytes([7]) * rngmod.SEED_BYTES)
 
 

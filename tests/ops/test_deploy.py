@@ -154,6 +154,7 @@ def test_web_server_size_and_logging():
     assert web.web_options({"WEB_WS_DEFLATE": "false"})["ws_per_message_deflate"] is False
     with pytest.raises(ValueError, match="WEB_WS_DEFLATE"):
         web.web_options({"WEB_WS_DEFLATE": "enabled"})
+    assert web.socket_args({}) == ["--ws-max-size", "1048576", "--ws-per-message-deflate", "False"]
     plain = options["log_config"]
     assert plain["formatters"]["access"]["()"] == "uvicorn.logging.AccessFormatter"
     assert plain["handlers"]["access"]["filters"] == ["redact_tokens"]

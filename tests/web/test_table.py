@@ -239,8 +239,6 @@ def test_chinchon_in_japanese_backs_piles_moves_watchers_and_a_replay_without_hi
     rules = host.locator("details.settings dl.rules")
     expect(rules.locator("dt", has_text=re.compile("^ルール$"))).to_have_count(1)
     expect(rules.locator("dd", has_text=re.compile("^標準$"))).to_have_count(1)
-    assert not [t for t in rules.evaluate("(dl) => [...dl.children].map((e) => e.textContent)")
-                if t in ("preset", "standard")]
     watch = host.locator("#watch-link").get_attribute("href")
     assert watch.endswith(f"/watch/{code}")
     _guest(phone, f"{server}/join/{code}", "Bruno")
