@@ -2,17 +2,20 @@
 
 :func:`publish` hands a ``(group, message)`` list to the server's event loop from a request's thread (sent
 in call order, after the commit, while the HTTP answer goes at once) or sends it at once elsewhere (a
-Celery worker, a command, the test client). :func:`group_send` is one message, :func:`group_send_many`
-several at once. Errors are logged, never raised: the database is the truth and clients resync.
+Celery worker, a command, the test client) on the process's one sender loop (:class:`_SenderLoop`).
+:func:`group_send` is one message, :func:`group_send_many` several at once. Errors are logged, never
+raised: the database is the truth and clients resync.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import os
+import threading
 
-from asgiref.sync import SyncToAsync, async_to_sync
+from asgiref.sync import SyncToAsync
 from channels.layers import get_channel_layer
 
 log = logging.getLogger(__name__)
@@ -29,15 +32,39 @@ def group_send(group: str, message: dict) -> None:
 
 def group_send_many(messages: list[tuple[str, dict]]) -> None:
     """Send every ``(group, message)`` before returning, in one Redis round trip where the layer can
-    (:func:`_send_batches`); errors are logged, never raised (with another layer, one failed group does not
-    stop the others)."""
+    (:func:`_send_batches`), on the process's sender loop (:func:`_sender_loop`); errors, and a send not
+    done in :data:`SEND_TIMEOUT` seconds, are logged, never raised (with another layer, one failed group
+    does not stop the others). Not for a thread whose own event loop is running."""
     messages = [(g, m) for g, m in messages if g]
     if not messages:
         return
+    done = asyncio.run_coroutine_threadsafe(_send_batches([messages]), _sender_loop())
     try:
-        async_to_sync(_send_batches)([messages])
+        done.result(SEND_TIMEOUT)
+    except concurrent.futures.TimeoutError:
+        done.cancel()
+        log.error("group_send to %d groups took over %s s: given up", len(messages), SEND_TIMEOUT)
     except Exception:
         log.exception("group_send to %d groups failed", len(messages))
+
+
+SEND_TIMEOUT = 10.0  # seconds a loop-less caller waits for its broadcast before giving it up
+
+_SENDER: dict = {}  # {"pid": the process that started it, "loop": its event loop}
+_SENDER_LOCK = threading.Lock()
+
+
+def _sender_loop() -> asyncio.AbstractEventLoop:
+    """The process's sender loop: one event loop, running on a daemon thread for the process's life, that
+    sends what loop-less callers (Celery tasks, commands, tests) broadcast. The channel layer keeps its Redis
+    connections per loop, so they are made once, not per broadcast. Started on first use, and again in a
+    forked child (a thread does not survive ``fork``)."""
+    with _SENDER_LOCK:
+        if _SENDER.get("pid") != os.getpid():
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="broadcast-sender", daemon=True).start()
+            _SENDER.update(pid=os.getpid(), loop=loop)
+        return _SENDER["loop"]
 
 
 async def _send_all(messages: list[tuple[str, dict]]) -> None:

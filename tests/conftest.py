@@ -60,7 +60,7 @@ def _clear_cache():
 async def fresh_channel_layer():
     """For tests that open sockets in process: a channel layer made in this test's event loop
     (channels-redis binds its locks and pools to the loop that first used them, and each test has a new
-    loop), its pools closed after; then the consumers' socket calls, cancelled mid-way, finish
+    loop), its pools closed after, each on its own loop; then the consumers' socket calls, cancelled mid-way, finish
     (``config.asyncdb.wait_idle``) and the database connections they opened in their threads are closed
     (else the database is flushed under them, and PostgreSQL refuses to drop the test database)."""
     import asyncio
@@ -75,7 +75,13 @@ async def fresh_channel_layer():
     yield
     layer = channel_layers.backends.pop("default", None)
     if layer is not None and hasattr(layer, "close_pools"):
-        await layer.close_pools()
+        await layer.wait_received()
+        here = asyncio.get_running_loop()
+        for loop, pools in list(layer._layers.items()):  # this loop's, and the sender loop's (config.groups)
+            if loop is here:
+                await pools.flush()
+            elif loop.is_running():
+                await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(pools.flush(), loop))
     await asyncio.to_thread(wait_idle)
     await database_sync_to_async(connections.close_all)()
 

@@ -32,6 +32,53 @@ def test_group_send_many_without_a_layer_is_a_no_op(monkeypatch):
     events.group_send_many([("a", {"n": 1})])
 
 
+def test_loopless_broadcasts_share_one_loop_for_the_process(monkeypatch):
+    """A Celery task's broadcasts (no event loop in its thread) go out on one loop and one thread kept for
+    the process (its Redis connections are the loop's), from any thread; a forked child starts its own."""
+    import threading
+
+    seen = []
+
+    class _Recording:
+        async def group_send(self, group, message):
+            seen.append((asyncio.get_running_loop(), threading.get_ident()))
+
+    monkeypatch.setattr(groups, "get_channel_layer", lambda: _Recording())
+    events.group_send_many([("a", {"n": 1})])
+    threads = threading.active_count()
+    events.group_send_many([("b", {"n": 2})])
+    other = threading.Thread(target=events.group_send_many, args=([("c", {"n": 3})],))
+    other.start()
+    other.join()
+    assert threading.active_count() == threads
+    assert len(seen) == 3 and len(set(seen)) == 1
+    loop, ident = seen[0]
+    assert ident != threading.get_ident() and loop.is_running()
+
+    monkeypatch.setitem(groups._SENDER, "pid", -1)  # as in a child forked after the loop started
+    events.group_send_many([("d", {"n": 4})])
+    assert seen[-1][0] is not loop and seen[-1][1] != ident
+
+
+def test_a_loopless_broadcast_that_hangs_is_given_up(monkeypatch, caplog):
+    """A layer that never answers (Redis unreachable) holds a task for ``SEND_TIMEOUT`` seconds, not for
+    ever; the send is cancelled and logged, and the next broadcast still goes."""
+    got = []
+
+    class _Stuck:
+        async def group_send(self, group, message):
+            if group == "stuck":
+                await asyncio.Event().wait()
+            got.append(group)
+
+    monkeypatch.setattr(groups, "get_channel_layer", lambda: _Stuck())
+    monkeypatch.setattr(groups, "SEND_TIMEOUT", 0.05)
+    events.group_send_many([("stuck", {"n": 1})])
+    assert "took over 0.05 s: given up" in caplog.text
+    events.group_send_many([("next", {"n": 2})])
+    assert got == ["next"]
+
+
 def test_a_socket_gets_only_its_own_users_share_of_a_broadcast():
     """``seat_share``: seat 1's share to seat 1's user only (not to a socket still on seat 1 whose user a
     start moved elsewhere), the spectators' share to spectators, nothing where the message has none."""
