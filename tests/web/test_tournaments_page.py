@@ -7,7 +7,7 @@ then the standings. Screenshots of both sizes go to var/artifacts/."""
 import json
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 from playwright.sync_api import expect
 
 from config.celery_app import app as celery_app
@@ -21,9 +21,9 @@ DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 
 
-def _page(browser, user, *, phone=False):
+def _page(browser, user, *, phone=False, locale="en-US"):
     token = token_for(user)
-    ctx = browser.new_context(viewport=PHONE if phone else DESKTOP, locale="en-US", has_touch=phone)
+    ctx = browser.new_context(viewport=PHONE if phone else DESKTOP, locale=locale, has_touch=phone)
     ctx.add_init_script(f"localStorage.setItem('chinchi.token', {json.dumps(json.dumps(token))});")
     page = ctx.new_page()
     page.set_default_timeout(15_000)
@@ -85,3 +85,30 @@ def test_create_join_by_link_and_follow_it_live(server, browser, artifacts):
 
     phone.click("#tournament-my-table")
     expect(phone).to_have_url(f"{server}/room/{TournamentTable.objects.get(tournament=t, round=2).room.code}")
+
+
+def test_the_rules_are_named_in_the_players_language(server, browser, artifacts):
+    """The creation form's rules menu and a tournament's header name the preset or play style as the
+    games' catalogue does in the player's language (never the raw id); the choice made is what is sent."""
+    from rooms.catalogue import catalogue
+
+    with translation.override("ja"):
+        games = {g["id"]: g for g in catalogue()["games"]}
+    presets = [p["name"] for p in games["chinchon"]["presets"]]
+    (style,) = [s for s in games["chinchirorin"]["settings"] if s["name"] == "style"]
+    styles = {c["value"]: c["label"] for c in style["choices"]}
+    assert "Standard" not in presets and styles["common"] != "Common"  # a Japanese catalogue
+
+    page = _page(browser, UserFactory(display_name="Orla"), locale="ja-JP")
+    page.goto(f"{server}/#tournaments")
+    named = page.locator("#t-rule option:not([value=''])")
+    expect(named).to_have_text(presets)
+    page.select_option("#t-game", "chinchirorin")
+    expect(named).to_have_text(list(styles.values()))
+    page.select_option("#t-rule", "common")
+    page.fill("#t-rounds", "2")
+    page.click("#tournament-create button[type=submit]")
+    expect(page.locator("#tournament-state")).to_contain_text(f"({styles['common']})")
+    code = page.locator("#tournament-code-shown").inner_text()
+    assert Tournament.objects.get(code=code).rules == {"style": "common"}
+    page.screenshot(path=artifacts / "tournament-open-ja-desktop.png", full_page=True)

@@ -1570,7 +1570,16 @@ async function loadQueue() {
 // The tournaments screen: the caller's tournaments and a creation form, or one tournament (``T.code``)
 // with its standings and tables kept live by its socket /ws/tournaments/<code>/ (docs/tournaments.md).
 const T = { code: null, data: null, ws: null, retry: 0, ping: null };
-const T_RULES = { chinchon: ["preset", ["standard", "traditional", "wild_ace"]], chinchirorin: ["style", ["streamer", "common"]] };
+const T_RULE = { chinchon: "preset", chinchirorin: "style" };  // the one rule a tournament's creator picks
+
+// That rule's choices as [value, name in the player's language], from the games' catalogue.
+function tournamentRuleChoices(game) {
+  const g = S.catalogue && S.catalogue.games.find((x) => x.id === game);
+  if (!g) return [];
+  if (T_RULE[game] === "preset") return g.presets.map((p) => [p.id, p.name]);
+  const st = g.settings.find((x) => x.name === T_RULE[game]);
+  return st ? st.choices.map((c) => [c.value, c.label]) : [];
+}
 
 function tournamentStatusText(t) {
   return {
@@ -1589,6 +1598,7 @@ function openTournament(code) {
 
 async function loadTournaments() {
   const body = $("#tournaments-body");
+  await loadCatalogue();  // the rules' names
   if (T.code) {
     body.replaceChildren(h("p", { text: gettext("Loading…") }));
     const t = await attempt(() => api("GET", `/api/tournaments/${T.code}`));
@@ -1624,8 +1634,8 @@ function tournamentCreateForm() {
   const local = new Date(start.getTime() - start.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
   const ruleSelect = h("select", { id: "t-rule" });
   const fillRules = () => {
-    const [, options] = T_RULES[$("#t-game").value];
-    ruleSelect.replaceChildren(h("option", { value: "", text: gettext("Default") }), ...options.map((o) => h("option", { value: o, text: o.replace("_", " ") })));
+    ruleSelect.replaceChildren(h("option", { value: "", text: gettext("Default") }),
+      ...tournamentRuleChoices($("#t-game").value).map(([value, name]) => h("option", { value, text: name })));
     $("#t-seats").max = $("#t-game").value === "chinchon" ? "4" : "8";
   };
   const form = h("form", { class: "card-form", id: "tournament-create", onsubmit: createTournament },
@@ -1656,7 +1666,7 @@ async function createTournament(e) {
                  turn_seconds: Number($("#t-turn").value), rated: $("#t-rated").checked,
                  starts_at: new Date($("#t-start").value).toISOString() };
   if (format === "swiss") body.rounds = Number($("#t-rounds").value);
-  if ($("#t-rule").value) body[T_RULES[game][0]] = $("#t-rule").value;
+  if ($("#t-rule").value) body[T_RULE[game]] = $("#t-rule").value;
   const t = await attempt(() => api("POST", "/api/tournaments", body));
   if (t) openTournament(t.code);
 }
@@ -1727,10 +1737,11 @@ function renderTournament() {
   }
   if (organiser && t.status === "open") actions.appendChild(h("button", { type: "button", class: "danger", onclick: () => tournamentCall("POST", "/cancel") }, gettext("Cancel the tournament")));
   actions.appendChild(h("button", { type: "button", onclick: () => { T.code = null; tournamentClose(); loadTournaments(); } }, gettext("All tournaments")));
-  const rules = t.rules.preset || t.rules.style || "";
+  const rule = t.rules[T_RULE[t.game]];
+  const rules = rule ? settingText(t.game, T_RULE[t.game], rule) : "";
   const head = h("div", { class: "lobby" },
     h("h3", { id: "tournament-name", text: t.name || fmt(gettext("Tournament %(code)s"), { code: t.code }) }),
-    h("p", { id: "tournament-state" }, `${gameName(t.game)}${rules ? " (" + rules.replace("_", " ") + ")" : ""} · `,
+    h("p", { id: "tournament-state" }, `${gameName(t.game)}${rules ? " (" + rules + ")" : ""} · `,
       t.format === "swiss" ? gettext("Swiss") : gettext("Round robin"), " · ",
       fmt(gettext("%(n)s per table"), { n: t.seats }), t.rated ? " · " + gettext("rated") : "", " · ", h("strong", { text: tournamentStatusText(t) })),
     t.status === "open" ? tournamentShare(t) : null, actions);
