@@ -2,7 +2,7 @@
 
 :func:`publish` hands a ``(group, message)`` list to the server's event loop from a request's thread (sent
 in call order, after the commit, while the HTTP answer goes at once) or sends it at once elsewhere (a
-Celery worker, a command, the test client) on the process's one sender loop (:class:`_SenderLoop`).
+Celery worker, a command, the test client) on the process's one sender loop (:func:`_sender_loop`).
 :func:`group_send` is one message, :func:`group_send_many` several at once. Errors are logged, never
 raised: the database is the truth and clients resync.
 """
@@ -34,7 +34,7 @@ def group_send_many(messages: list[tuple[str, dict]]) -> None:
     """Send every ``(group, message)`` before returning, in one Redis round trip where the layer can
     (:func:`_send_batches`), on the process's sender loop (:func:`_sender_loop`); errors, and a send not
     done in :data:`SEND_TIMEOUT` seconds, are logged, never raised (with another layer, one failed group
-    does not stop the others). Not for a thread whose own event loop is running."""
+    does not stop the others). Called on an event loop's own thread, it holds that loop until then."""
     messages = [(g, m) for g, m in messages if g]
     if not messages:
         return
