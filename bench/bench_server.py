@@ -1102,9 +1102,9 @@ def report_phases(phases: list[dict], args) -> str:
 
 
 def report_resources(p: dict) -> str:
-    """Who was busy in a phase (from its start to just before the seats stopped): cores and memory (PSS, MB,
-    at the start → at the end) of each role, each web process with its share of the established
-    connections."""
+    """Who was busy in a phase (from its start to just before the seats stopped): cores and memory (MB, as
+    ``procstats.snapshot`` counts it, at the start → at the end) of each role, each web process with its
+    share of the established connections."""
     res, spread = p["resources"], {int(k): v for k, v in p.get("spread", {}).items()}
     rows = [[role, f"{res[role]['cores']:.2f}",
              f"{res[role]['mb_before']:.0f} → {res[role]['mb_after']:.0f}" if role != "machine" else "–"]
