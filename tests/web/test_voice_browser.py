@@ -151,3 +151,83 @@ def test_three_players_talk_a_leaver_is_dropped_and_a_banned_players_peers_close
     _dropped(ana, 2)
     assert ana.evaluate("Object.keys(window.chinchiVoice.connections()).length") == 0
     cai.wait_for_function("window.chinchiVoice.state() === 'off'")
+
+
+# Two voice instances of voice.js in one page, seat 0 (A) and seat 1 (B), joined at once with a relay for
+# the server. Seat 1's offer reaches seat 0 in the same turn as seat 0 starts setting its own offer, while
+# its state still reads "stable": the crossing that left both sides answering each other, and neither
+# connected. Returns each side's connection states and both logs.
+CROSSING = """async (waitSeconds) => {
+  const { createVoice } = await import("/static/web/voice.js");
+  const Native = window.RTCPeerConnection;
+  const side = {};
+  const pcs = [];
+  let heldForA = null, offerHeld;
+  const offerForA = new Promise((resolve) => { offerHeld = resolve; });
+  window.RTCPeerConnection = class extends Native {
+    constructor(cfg) { super(cfg); this.owner = window.__owner; pcs.push(this); }
+    setLocalDescription(d) {
+      if (this.owner !== "A" || !d || d.type !== "offer" || this.held) return super.setLocalDescription(d);
+      this.held = true;
+      return offerForA.then(() => {
+        const op = super.setLocalDescription(d);  // queued; the state still reads "stable"
+        side[0].voice.onMessage(heldForA);
+        return op;
+      });
+    }
+  };
+  const h = (tag, attrs, ...kids) => {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k.startsWith("on")) el[k] = v; else if (k === "text") el.textContent = v;
+      else if (k === "class") el.className = v; else if (v !== false && v != null) el.setAttribute(k, v);
+    }
+    for (const kid of kids.flat()) if (kid != null) el.append(kid);
+    return el;
+  };
+  const joined = new Set();
+  const relay = (from, msg) => {
+    const other = from === 0 ? 1 : 0;
+    if (msg.type === "voice_join") {
+      joined.add(from);
+      if (joined.size === 2) {
+        const peers = { type: "voice_peers", seats: [0, 1], peers: [{ seat: 0, session: 1 }, { seat: 1, session: 2 }] };
+        for (const [name, seat] of [["A", 0], ["B", 1]]) { window.__owner = name; side[seat].voice.onMessage(peers); }
+        window.__owner = undefined;
+      }
+    } else if (msg.type === "voice_signal") {
+      const { type, to_seat, ...rest } = msg;
+      const out = { type, from_seat: from, ...rest };
+      if (other === 0 && rest.sdp && rest.sdp.type === "offer" && !heldForA) { heldForA = out; offerHeld(); }
+      else setTimeout(() => side[other].voice.onMessage(out));
+    }
+    return true;
+  };
+  for (const seat of [0, 1]) {
+    const ctx = { send: (msg) => relay(seat, msg), api: async () => ({ ice_servers: [] }), code: () => "VOICE1",
+      mySeat: () => seat, seatName: (s) => `seat ${s}`, isHost: () => false, toast: () => {}, patchRoom: () => {},
+      gettext: (t) => t, fmt: (t) => t, onChange: () => side[seat].voice.render(side[seat].box, { voice_allowed: true }, h) };
+    side[seat] = { box: document.createElement("div") };
+    side[seat].voice = createVoice(ctx);
+    const log = window.chinchiVoice.log;
+    side[seat].log = log;
+    side[seat].voice.render(side[seat].box, { voice_allowed: true }, h);
+  }
+  for (const seat of [0, 1]) side[seat].box.querySelector("#voice-join").click();
+  const states = () => ["A", "B"].map((o) => pcs.filter((pc) => pc.owner === o && pc.signalingState !== "closed")
+    .map((pc) => pc.connectionState).join(",") || "none");
+  const until = Date.now() + waitSeconds * 1000;
+  while (states().some((s) => s !== "connected") && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  return { states: states(), logA: side[0].log(), logB: side[1].log() };
+}"""
+
+
+def test_crossing_offers_still_connect_the_two_seats(server, browser):
+    """When the two seats' offers cross (both joined at once) and the lower seat's offer is still being made
+    as the higher seat's arrives, the lower seat keeps its own offer, the higher one gives way, and both
+    connect: neither ends up answering the other's offer."""
+    page = _page(browser, DESKTOP)
+    page.goto(server)
+    got = page.evaluate(CROSSING, WAIT_SECONDS)
+    assert got["states"] == ["connected", "connected"], got
+    assert not [line for line in got["logA"] + got["logB"] if line.startswith(("signal failed", "close"))], got

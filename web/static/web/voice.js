@@ -1,7 +1,9 @@
 // Voice at the table (docs/voice.md): WebRTC audio between the seated players who join voice, a full mesh;
 // the room socket only carries the signalling (voice_join, voice_leave, voice_signal). The microphone is
 // asked for only when the player presses "Join voice". The newcomer offers to everyone in voice; the other
-// side answers; if two offers cross, the higher seat gives way (it rolls its own back).
+// side answers; if two offers cross, the higher seat gives way (it rolls its own back). Each peer's
+// negotiation steps run one after another (``p.steps``), so an offer arriving while this page makes its own
+// sees that offer.
 
 export function createVoice(ctx) {
   // ctx: { send(msg) -> bool, api(method, path), code(), mySeat() -> int|null, seatName(seat), toast(text),
@@ -14,7 +16,7 @@ export function createVoice(ctx) {
     inVoice: new Set(),  // seats in voice, as the server says
     sessions: {},  // seat -> the id of its latest join known here (messages about older joins are late)
     mySession: null,  // this page's join
-    peers: new Map(),  // seat -> { pc, audio, analyser, pending: [], level }
+    peers: new Map(),  // seat -> { pc, audio, analyser, pending: [], steps: Promise, level }
     selfMuted: false,
     peerMuted: {},  // seat -> bool (local only)
     peerVolume: {},  // seat -> 0..1 (local only)
@@ -123,7 +125,7 @@ export function createVoice(ctx) {
     let p = V.peers.get(seat);
     if (p) return p;
     const pc = new RTCPeerConnection({ iceServers: V.ice });
-    p = { pc, audio: null, analyser: null, pending: [] };
+    p = { pc, audio: null, analyser: null, pending: [], steps: Promise.resolve() };
     V.peers.set(seat, p);
     for (const t of V.stream.getTracks()) pc.addTrack(t, V.stream);
     pc.onicecandidate = (e) => ctx.send({ type: "voice_signal", to_seat: seat, candidate: e.candidate ? e.candidate.toJSON() : null });
@@ -144,11 +146,21 @@ export function createVoice(ctx) {
     return p;
   }
 
-  async function offer(seat) {
+  // Run ``step`` after the peer's earlier negotiation steps (its result or error is the returned promise's).
+  function inTurn(p, step) {
+    const run = p.steps.then(step);
+    p.steps = run.catch(() => {});
+    return run;
+  }
+
+  function offer(seat) {
     const p = peer(seat);
-    await p.pc.setLocalDescription(await p.pc.createOffer());
-    const d = p.pc.localDescription;
-    ctx.send({ type: "voice_signal", to_seat: seat, sdp: { type: d.type, sdp: d.sdp } });
+    return inTurn(p, async () => {
+      if (p.pc.signalingState !== "stable") return;  // a negotiation is under way: it connects the two
+      await p.pc.setLocalDescription(await p.pc.createOffer());
+      const d = p.pc.localDescription;
+      ctx.send({ type: "voice_signal", to_seat: seat, sdp: { type: d.type, sdp: d.sdp } });
+    });
   }
 
   async function flush(p) {
@@ -158,26 +170,28 @@ export function createVoice(ctx) {
   async function signal(msg) {
     const seat = msg.from_seat;
     if (V.state !== "on") return;
-    if (msg.sdp) {
-      const p = msg.sdp.type === "offer" ? peer(seat) : V.peers.get(seat);
-      if (!p) return;
-      if (msg.sdp.type === "offer" && p.pc.signalingState !== "stable") {
-        if (ctx.mySeat() < seat) return;  // the lower seat keeps its own offer; the other gives way
-        await p.pc.setLocalDescription({ type: "rollback" });
+    const p = msg.sdp && msg.sdp.type === "offer" ? peer(seat) : V.peers.get(seat);
+    if (!p || !(msg.sdp || "candidate" in msg)) return;
+    await inTurn(p, async () => {
+      if (V.peers.get(seat) !== p) return;  // closed meanwhile
+      if (msg.sdp) {
+        if (msg.sdp.type === "offer" && p.pc.signalingState !== "stable") {
+          if (ctx.mySeat() < seat) return;  // the lower seat keeps its own offer; the other gives way
+          await p.pc.setLocalDescription({ type: "rollback" });
+        }
+        if (msg.sdp.type === "answer" && p.pc.signalingState !== "have-local-offer") return;  // to an offer rolled back
+        await p.pc.setRemoteDescription(msg.sdp);
+        await flush(p);
+        if (msg.sdp.type === "offer") {
+          await p.pc.setLocalDescription(await p.pc.createAnswer());
+          const d = p.pc.localDescription;
+          ctx.send({ type: "voice_signal", to_seat: seat, sdp: { type: d.type, sdp: d.sdp } });
+        }
+      } else {
+        const c = msg.candidate || null;
+        if (p.pc.remoteDescription) await p.pc.addIceCandidate(c).catch(() => {}); else p.pending.push(c);
       }
-      await p.pc.setRemoteDescription(msg.sdp);
-      await flush(p);
-      if (msg.sdp.type === "offer") {
-        await p.pc.setLocalDescription(await p.pc.createAnswer());
-        const d = p.pc.localDescription;
-        ctx.send({ type: "voice_signal", to_seat: seat, sdp: { type: d.type, sdp: d.sdp } });
-      }
-    } else if ("candidate" in msg) {
-      const p = V.peers.get(seat);
-      if (!p) return;
-      const c = msg.candidate || null;
-      if (p.pc.remoteDescription) await p.pc.addIceCandidate(c).catch(() => {}); else p.pending.push(c);
-    }
+    });
   }
 
   const LEFT_TEXT = {
