@@ -60,9 +60,10 @@ def _clear_cache():
 async def fresh_channel_layer():
     """For tests that open sockets in process: a channel layer made in this test's event loop
     (channels-redis binds its locks and pools to the loop that first used them, and each test has a new
-    loop), its pools closed after, each on its own loop; then the consumers' socket calls, cancelled mid-way, finish
-    (``config.asyncdb.wait_idle``) and the database connections they opened in their threads are closed
-    (else the database is flushed under them, and PostgreSQL refuses to drop the test database)."""
+    loop), its pools closed after, each on its own loop; then the consumers' socket calls, cancelled
+    mid-way, finish (``config.asyncdb.wait_idle``) and the database connections they opened in their
+    threads are closed (else the database is flushed under them, and PostgreSQL refuses to drop the test
+    database)."""
     import asyncio
 
     from channels.db import database_sync_to_async

@@ -776,9 +776,12 @@ function renderRoomSettings(room) {
   return box;
 }
 
+// A game's entry in the games' catalogue (null before it is read).
+const catalogueGame = (game) => (S.catalogue && S.catalogue.games.find((x) => x.id === game)) || null;
+
 // A rule's value in words: the preset's name, a choice's label, yes/no, numbers as they are.
 function settingText(game, name, value) {
-  const g = S.catalogue && S.catalogue.games.find((x) => x.id === game);
+  const g = catalogueGame(game);
   const preset = name === "preset" && g && g.presets.find((p) => p.id === value);
   if (preset) return preset.name;
   const st = g && g.settings.find((s) => s.name === name);
@@ -790,7 +793,7 @@ function settingText(game, name, value) {
 
 function settingLabel(game, name) {
   if (name === "preset") return gettext("Rules");  // the creation form's word for it
-  const g = S.catalogue && S.catalogue.games.find((x) => x.id === game);
+  const g = catalogueGame(game);
   const st = g && g.settings.find((s) => s.name === name);
   return st ? st.label : name;
 }
@@ -1574,7 +1577,7 @@ const T_RULE = { chinchon: "preset", chinchirorin: "style" };  // the one rule a
 
 // That rule's choices as [value, name in the player's language], from the games' catalogue.
 function tournamentRuleChoices(game) {
-  const g = S.catalogue && S.catalogue.games.find((x) => x.id === game);
+  const g = catalogueGame(game);
   if (!g) return [];
   if (T_RULE[game] === "preset") return g.presets.map((p) => [p.id, p.name]);
   const st = g.settings.find((x) => x.name === T_RULE[game]);
