@@ -34,12 +34,20 @@ def group_send_many(messages: list[tuple[str, dict]]) -> None:
     """Send every ``(group, message)`` before returning, in one Redis round trip where the layer can
     (:func:`_send_batches`), on the process's sender loop (:func:`_sender_loop`); errors, and a send not
     done in :data:`SEND_TIMEOUT` seconds, are logged, never raised (with another layer, one failed group
-    does not stop the others). Called on an event loop's own thread, it holds that loop until then."""
+    does not stop the others). Called on an event loop's own thread, it hands them to that loop's outbox
+    (:class:`_Outbox`) instead and returns at once: waiting would hold the loop."""
     messages = [(g, m) for g, m in messages if g]
     if not messages:
         return
-    done = asyncio.run_coroutine_threadsafe(_send_batches([messages]), _sender_loop())
     try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is not None:
+        _put(running, lambda: messages)
+        return
+    try:
+        done = asyncio.run_coroutine_threadsafe(_send_batches([messages]), _sender_loop())
         done.result(SEND_TIMEOUT)
     except concurrent.futures.TimeoutError:
         done.cancel()
@@ -50,7 +58,7 @@ def group_send_many(messages: list[tuple[str, dict]]) -> None:
 
 SEND_TIMEOUT = 10.0  # seconds a loop-less caller waits for its broadcast before giving it up
 
-_SENDER: dict = {}  # {"pid": the process that started it, "loop": its event loop}
+_SENDER: dict = {}  # {"loop": the sender loop} once started in this process
 _SENDER_LOCK = threading.Lock()
 
 
@@ -58,13 +66,24 @@ def _sender_loop() -> asyncio.AbstractEventLoop:
     """The process's sender loop: one event loop, running on a daemon thread for the process's life, that
     sends what loop-less callers (Celery tasks, commands, tests) broadcast. The channel layer keeps its Redis
     connections per loop, so they are made once, not per broadcast. Started on first use, and again in a
-    forked child (a thread does not survive ``fork``)."""
+    forked child (:func:`_forget_sender`: a thread does not survive ``fork``)."""
     with _SENDER_LOCK:
-        if _SENDER.get("pid") != os.getpid():
+        if "loop" not in _SENDER:
             loop = asyncio.new_event_loop()
             threading.Thread(target=loop.run_forever, name="broadcast-sender", daemon=True).start()
-            _SENDER.update(pid=os.getpid(), loop=loop)
+            _SENDER["loop"] = loop
         return _SENDER["loop"]
+
+
+def _forget_sender() -> None:
+    """In a forked child: no sender loop yet (the parent's thread did not come along), and a lock of its
+    own (the parent's may have been held by another thread at the fork)."""
+    global _SENDER_LOCK
+    _SENDER.clear()
+    _SENDER_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_sender)
 
 
 async def _send_all(messages: list[tuple[str, dict]]) -> None:

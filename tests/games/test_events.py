@@ -43,21 +43,46 @@ def test_loopless_broadcasts_share_one_loop_for_the_process(monkeypatch):
         async def group_send(self, group, message):
             seen.append((asyncio.get_running_loop(), threading.get_ident()))
 
+    def senders() -> int:
+        return sum(t.name == "broadcast-sender" for t in threading.enumerate())
+
     monkeypatch.setattr(groups, "get_channel_layer", lambda: _Recording())
     events.group_send_many([("a", {"n": 1})])
-    threads = threading.active_count()
+    threads = senders()
     events.group_send_many([("b", {"n": 2})])
     other = threading.Thread(target=events.group_send_many, args=([("c", {"n": 3})],))
     other.start()
     other.join()
-    assert threading.active_count() == threads
+    assert senders() == threads == 1
     assert len(seen) == 3 and len(set(seen)) == 1
     loop, ident = seen[0]
     assert ident != threading.get_ident() and loop.is_running()
 
-    monkeypatch.setitem(groups._SENDER, "pid", -1)  # as in a child forked after the loop started
+    groups._forget_sender()  # what a child forked after the loop started runs
     events.group_send_many([("d", {"n": 4})])
     assert seen[-1][0] is not loop and seen[-1][1] != ident
+    loop.call_soon_threadsafe(loop.stop)  # the parent's thread, which a real child would not have
+
+
+def test_a_broadcast_on_a_running_loops_thread_goes_through_its_outbox(monkeypatch):
+    """Called on an event loop's own thread, ``group_send_many`` does not hold that loop: the loop's outbox
+    sends the messages once the caller yields."""
+    got = []
+
+    class _Layer:
+        async def group_send(self, group, message):
+            got.append((group, message))
+
+    monkeypatch.setattr(groups, "get_channel_layer", lambda: _Layer())
+
+    async def caller():
+        events.group_send_many([("a", {"n": 1})])
+        assert got == []  # not sent yet: the loop was not held
+        while not got:
+            await asyncio.sleep(0)
+        return got
+
+    assert asyncio.run(caller()) == [("a", {"n": 1})]
 
 
 def test_a_loopless_broadcast_that_hangs_is_given_up(monkeypatch, caplog):
@@ -75,6 +100,7 @@ def test_a_loopless_broadcast_that_hangs_is_given_up(monkeypatch, caplog):
     monkeypatch.setattr(groups, "SEND_TIMEOUT", 0.05)
     events.group_send_many([("stuck", {"n": 1})])
     assert "took over 0.05 s: given up" in caplog.text
+    monkeypatch.setattr(groups, "SEND_TIMEOUT", 10.0)
     events.group_send_many([("next", {"n": 2})])
     assert got == ["next"]
 
