@@ -65,13 +65,13 @@ def _pg_memory(procs: list[psutil.Process]) -> dict[int, int]:
     pids = {p.pid for p in procs}
     out = {}
     for proc in procs:
-        rollup = _smaps_rollup(proc.pid)
-        out[proc.pid] = rollup["Pss"] - rollup.get("Pss_Shmem", 0) if "Pss" in rollup else _pss(proc)
         try:
+            rollup = _smaps_rollup(proc.pid)
+            out[proc.pid] = rollup["Pss"] - rollup.get("Pss_Shmem", 0) if "Pss" in rollup else _pss(proc)
             if proc.ppid() not in pids:
                 out[-1] = out.get(-1, 0) + _pg_segment_bytes(proc)
-        except psutil.NoSuchProcess:
-            continue
+        except (psutil.NoSuchProcess, psutil.AccessDenied):  # a backend that ended meanwhile
+            out.pop(proc.pid, None)
     return out
 
 
