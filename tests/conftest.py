@@ -75,14 +75,15 @@ async def fresh_channel_layer():
     channel_layers.backends.clear()
     yield
     layer = channel_layers.backends.pop("default", None)
-    if layer is not None and hasattr(layer, "close_pools"):
+    if getattr(type(layer), "wait_received", None) is not None:
         await layer.wait_received()
-        here = asyncio.get_running_loop()
-        for loop, pools in list(layer._layers.items()):  # this loop's, and the sender loop's (config.groups)
-            if loop is here:
-                await pools.flush()
-            elif loop.is_running():
-                await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(pools.flush(), loop))
+    here = asyncio.get_running_loop()
+    # channels-redis' per-loop pools: this loop's, and the sender loop's (config.groups)
+    for loop, pools in list(vars(layer).get("_layers", {}).items()) if layer is not None else ():
+        if loop is here:
+            await pools.flush()
+        elif loop.is_running():
+            await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(pools.flush(), loop))
     await asyncio.to_thread(wait_idle)
     await database_sync_to_async(connections.close_all)()
 

@@ -2,8 +2,8 @@
 // the room socket only carries the signalling (voice_join, voice_leave, voice_signal). The microphone is
 // asked for only when the player presses "Join voice". The newcomer offers to everyone in voice; the other
 // side answers; if two offers cross, the higher seat gives way (it rolls its own back). Each peer's
-// negotiation steps run one after another (``p.steps``), so an offer arriving while this page makes its own
-// sees that offer.
+// negotiation steps run one after another (``p.steps``): an offer that arrives while this page sets its own
+// is read once that one is set, as the crossing it is.
 
 export function createVoice(ctx) {
   // ctx: { send(msg) -> bool, api(method, path), code(), mySeat() -> int|null, seatName(seat), toast(text),
@@ -153,14 +153,14 @@ export function createVoice(ctx) {
     return run;
   }
 
-  function offer(seat) {
+  function offer(seat) {  // a failed offer closes that connection (not a newer one of the same seat)
     const p = peer(seat);
-    return inTurn(p, async () => {
+    inTurn(p, async () => {
       if (p.pc.signalingState !== "stable") return;  // a negotiation is under way: it connects the two
       await p.pc.setLocalDescription(await p.pc.createOffer());
       const d = p.pc.localDescription;
       ctx.send({ type: "voice_signal", to_seat: seat, sdp: { type: d.type, sdp: d.sdp } });
-    });
+    }).catch((e) => { if (V.peers.get(seat) === p) closePeer(seat, String(e)); });
   }
 
   async function flush(p) {
@@ -213,7 +213,7 @@ export function createVoice(ctx) {
       if (V.state === "joining" && msg.seats.includes(mine)) {
         V.state = "on";
         V.mySession = V.sessions[mine];
-        for (const seat of msg.seats) if (seat !== mine) offer(seat).catch((e) => closePeer(seat, String(e)));
+        for (const seat of msg.seats) if (seat !== mine) offer(seat);
       }
       changed();
     } else if (msg.type === "voice_joined") {
