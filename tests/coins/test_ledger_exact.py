@@ -2,12 +2,11 @@
 a paid re-entry, a challenge claim, a void and moderator grants, all at once on shared wallets; after them
 every wallet's balance is the sum of its ledger and none is below zero."""
 
-from datetime import timedelta
-
 import pytest
 from django.db.models import Sum
 from django.utils import timezone
 
+from coins import challenges
 from coins import services as coins_services
 from coins.models import LedgerEntry, Wallet
 from coins.selectors import challenge_rows
@@ -44,6 +43,20 @@ def reentry_offered(users, stake=25):
     return game
 
 
+def complete_a_challenge(user) -> None:
+    """Game records that complete one of the challenges active now, inside its period and before now
+    (the active set changes with the day, and a day's period starts at midnight)."""
+    now = timezone.now()
+    challenge, period = challenges.active(now)[0]
+    if challenge.metric in ("games", "wins"):
+        rows = [{}] * challenge.target
+    else:  # a fact of the games (hands finished, cards discarded, a pinzoro...): one game with all of it
+        rows = [{challenge.metric: challenge.target}]
+    for k, facts in enumerate(rows, start=1):
+        record(user, challenge.game, period.start + (now - period.start) * k / (len(rows) + 1), outcome="win",
+               **facts)
+
+
 def test_every_wallet_is_its_ledger_after_everything_at_once(settings):
     settings.ECONOMY_ESTABLISHED_DAYS = settings.ECONOMY_ESTABLISHED_GAMES = 0
     a, b, c, d = (UserFactory() for _ in range(4))
@@ -52,8 +65,7 @@ def test_every_wallet_is_its_ledger_after_everything_at_once(settings):
     games_services.game_apply_action(game_id=done.pk, actor=a, expected_seq=1, action={"type": "close", "card": "11O"})
     g1, g2 = about_to_win(a, b), about_to_win(a, c)
     g3 = reentry_offered([c, b, d])
-    for hours in (1, 2, 3):
-        record(d, "chinchon", timezone.now() - timedelta(hours=hours))
+    complete_a_challenge(d)
     claimable = next(r["id"] for r in challenge_rows(user_id=d.pk)
                      if r["completed"] and not r["claimed"])
     close = {"type": "close", "card": "11O"}
